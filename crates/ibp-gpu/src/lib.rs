@@ -1,0 +1,1 @@
+//! IBP GPU decoder.
