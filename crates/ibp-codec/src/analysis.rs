@@ -1,0 +1,526 @@
+//! Per-chunk analysis: chooses the word width, the threshold, Mask/Bitval and (optionally) row
+//! groups by the real size the format produces.
+//!
+//! The real size of a chunk is its 48-byte header, its metadata (spec 5.2: masks, bitvals, group
+//! ids and row lengths, whose field width depends on the spread of the record lengths) and its row
+//! records (spec 6: each the shorter of the aligned coded record and the aligned raw record).
+//!
+//! Bit counts are width-independent: bit `b` of word `j` is bit `b mod 8` of row byte
+//! `j*W/8 + b/8`, so one counting pass over the (sampled) rows serves every width and threshold.
+//! Each width then needs one more pass that sizes every row under every candidate threshold.
+
+use crate::options::EncodeOptions;
+use ibp_format::{ChunkMeta, WordWidth, CHUNK_HEADER_LEN};
+use rayon::prelude::*;
+
+/// What the encoder will write for one chunk: word width, Mask/Bitval per group and group ids.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChunkPlan {
+    /// Word width `W`.
+    pub word_width: WordWidth,
+    /// `Mask[g][j]` at `g * n + j` (low `W` bits used).
+    pub masks: Vec<u64>,
+    /// `Bitval[g][j]` at `g * n + j`; always a subset of the mask.
+    pub bitvals: Vec<u64>,
+    /// Number of groups `G`.
+    pub group_count: u32,
+    /// Group of each row of the chunk; empty when `G == 1`.
+    pub group_ids: Vec<u8>,
+    /// The threshold the masks were derived with (1.0 = exact).
+    pub threshold: f64,
+    /// Estimated chunk size in bytes (header, metadata and payload; exact when every row was
+    /// analysed, scaled from the sample otherwise; padding before the payload not counted).
+    pub estimated_bytes: u64,
+}
+
+impl ChunkPlan {
+    /// A one-group plan with the given masks and bitvals (`bitval` is cut to the mask).
+    pub fn single_group(word_width: WordWidth, masks: Vec<u64>, bitvals: Vec<u64>) -> ChunkPlan {
+        let full = word_width.full_mask();
+        let masks: Vec<u64> = masks.into_iter().map(|m| m & full).collect();
+        let bitvals = bitvals.iter().zip(&masks).map(|(b, m)| b & m).collect();
+        ChunkPlan {
+            word_width,
+            masks,
+            bitvals,
+            group_count: 1,
+            group_ids: Vec::new(),
+            threshold: 1.0,
+            estimated_bytes: 0,
+        }
+    }
+
+    /// Group of row `i`.
+    pub fn group_of(&self, row: usize) -> usize {
+        if self.group_count == 1 {
+            0
+        } else {
+            self.group_ids[row] as usize
+        }
+    }
+}
+
+/// Chooses the plan for one chunk of `rows.len() / row_bytes` rows.
+///
+/// Tries every candidate width and threshold of `opts` and keeps the smallest real size (ties:
+/// the first candidate, narrowest width and lowest threshold first). With `opts.groups = k > 1`
+/// it then splits the rows into exactly `k` groups (see [`plan_groups`]).
+///
+/// # Panics
+/// If `row_bytes` is 0 or does not divide `rows.len()`, or there are no rows, or `opts` is not
+/// valid for `row_bytes` ([`EncodeOptions::validate`]).
+pub fn plan_chunk(rows: &[u8], row_bytes: usize, opts: &EncodeOptions) -> ChunkPlan {
+    assert!(row_bytes > 0 && rows.len() % row_bytes == 0 && !rows.is_empty());
+    opts.validate(row_bytes as u64).expect("plan_chunk needs valid options");
+    let row_count = rows.len() / row_bytes;
+    let sample = sample_rows(row_count, opts.sample_fraction);
+    let align = 1u64 << opts.align_log2;
+    let counts = count_bits(rows, row_bytes, &sample);
+    let thresholds = opts.candidate_thresholds();
+
+    let mut best: Option<ChunkPlan> = None;
+    for w in opts.candidate_widths(row_bytes as u64) {
+        let candidates: Vec<(Vec<u64>, Vec<u64>)> = thresholds
+            .iter()
+            .map(|&t| masks_from_counts(&counts, sample.len() as u64, w, t))
+            .collect();
+        let sizes = size_candidates(rows, row_bytes, &sample, w, align, &candidates);
+        for (k, size) in sizes.iter().enumerate() {
+            let bytes = size.estimate(row_count as u64, 1, w, row_bytes, align);
+            if best.as_ref().map_or(true, |b| bytes < b.estimated_bytes) {
+                let (masks, bitvals) = candidates[k].clone();
+                best = Some(ChunkPlan {
+                    word_width: w,
+                    masks,
+                    bitvals,
+                    group_count: 1,
+                    group_ids: Vec::new(),
+                    threshold: thresholds[k],
+                    estimated_bytes: bytes,
+                });
+            }
+        }
+    }
+    let best = best.expect("at least one candidate width divides row_bytes");
+    if opts.groups > 1 {
+        plan_groups(rows, row_bytes, &sample, best, opts.groups, align)
+    } else {
+        best
+    }
+}
+
+/// The rows the analysis looks at: all rows, or `max(ceil(f*N), min(N, 64))` evenly strided rows.
+pub fn sample_rows(row_count: usize, fraction: Option<f64>) -> Vec<usize> {
+    let wanted = match fraction {
+        None => row_count,
+        Some(f) => ((f * row_count as f64).ceil() as usize)
+            .max(row_count.min(64))
+            .min(row_count),
+    };
+    if wanted >= row_count {
+        return (0..row_count).collect();
+    }
+    (0..wanted)
+        .map(|i| (i as u128 * row_count as u128 / wanted as u128) as usize)
+        .collect()
+}
+
+/// Per-bit set counts: `counts[byte * 8 + bit]` is the number of analysed rows whose byte `byte`
+/// has bit `bit` set.
+pub(crate) fn count_bits(rows: &[u8], row_bytes: usize, which: &[usize]) -> Vec<u32> {
+    // Enough rows per task to amortise the counters, few enough to spread over the cores.
+    let rows_per_task = (((1usize << 20) / row_bytes).max(1)).max(which.len() / 64);
+    which
+        .par_chunks(rows_per_task.max(1))
+        .map(|part| {
+            let mut counts = vec![0u32; row_bytes * 8];
+            count_bits_into(&mut counts, rows, row_bytes, part);
+            counts
+        })
+        .reduce_with(|mut a, b| {
+            a.iter_mut().zip(&b).for_each(|(x, y)| *x += y);
+            a
+        })
+        .unwrap_or_else(|| vec![0u32; row_bytes * 8])
+}
+
+/// Adds the bit counts of the rows `which` into `counts`, eight byte lanes per `u64` (each lane
+/// counts one bit of one byte position, flushed every 255 rows).
+fn count_bits_into(counts: &mut [u32], rows: &[u8], row_bytes: usize, which: &[usize]) {
+    const LANES: u64 = 0x0101_0101_0101_0101;
+    let blocks = row_bytes.div_ceil(8);
+    let mut acc = vec![0u64; blocks * 8];
+    let flush = |acc: &mut [u64], counts: &mut [u32]| {
+        for blk in 0..blocks {
+            for b in 0..8 {
+                let lanes = acc[blk * 8 + b];
+                for lane in 0..8 {
+                    let byte = blk * 8 + lane;
+                    if byte < row_bytes {
+                        counts[byte * 8 + b] += ((lanes >> (8 * lane)) & 0xFF) as u32;
+                    }
+                }
+            }
+        }
+        acc.fill(0);
+    };
+    for (done, &r) in which.iter().enumerate() {
+        let row = &rows[r * row_bytes..(r + 1) * row_bytes];
+        let mut chunks = row.chunks_exact(8);
+        for (blk, c) in chunks.by_ref().enumerate() {
+            let x = u64::from_le_bytes(c.try_into().expect("8 bytes"));
+            let a = &mut acc[blk * 8..blk * 8 + 8];
+            for (b, slot) in a.iter_mut().enumerate() {
+                *slot += (x >> b) & LANES;
+            }
+        }
+        let tail = chunks.remainder();
+        if !tail.is_empty() {
+            let blk = row_bytes / 8;
+            let x = crate::row::read_word_le(tail);
+            for b in 0..8 {
+                acc[blk * 8 + b] += (x >> b) & LANES;
+            }
+        }
+        if done % 255 == 254 {
+            flush(&mut acc, counts);
+        }
+    }
+    flush(&mut acc, counts);
+}
+
+/// Mask/Bitval for `w`-bit words from bit counts over `n_rows` rows at threshold `t`: a bit is
+/// invariant-1 if set in more than `t * n_rows` rows, invariant-0 if set in fewer than
+/// `(1 - t) * n_rows`; `t >= 1` means exact (set in all rows / in none). No rows: Mask 0.
+pub fn masks_from_counts(counts: &[u32], n_rows: u64, w: WordWidth, t: f64) -> (Vec<u64>, Vec<u64>) {
+    let wb = w.bytes();
+    let n = counts.len() / 8 / wb;
+    let mut masks = vec![0u64; n];
+    let mut bitvals = vec![0u64; n];
+    if n_rows == 0 {
+        return (masks, bitvals);
+    }
+    let rows = n_rows as f64;
+    let (hi, lo) = (t * rows, (1.0 - t) * rows);
+    for j in 0..n {
+        let (mut m, mut v) = (0u64, 0u64);
+        for b in 0..w.bits() as usize {
+            let c = counts[(j * wb + b / 8) * 8 + b % 8] as u64;
+            let (one, zero) = if t >= 1.0 {
+                (c == n_rows, c == 0)
+            } else {
+                ((c as f64) > hi, (c as f64) < lo)
+            };
+            if one {
+                m |= 1 << b;
+                v |= 1 << b;
+            } else if zero {
+                m |= 1 << b;
+            }
+        }
+        masks[j] = m;
+        bitvals[j] = v;
+    }
+    (masks, bitvals)
+}
+
+/// Sizes of the analysed rows under one candidate: payload bytes and the record-length range
+/// (which decides the row-length field width).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SizeTally {
+    rows: u64,
+    payload: u64,
+    min_len: u64,
+    max_len: u64,
+}
+
+impl SizeTally {
+    fn new() -> SizeTally {
+        SizeTally {
+            rows: 0,
+            payload: 0,
+            min_len: u64::MAX,
+            max_len: 0,
+        }
+    }
+
+    fn add(&mut self, len: u64) {
+        self.rows += 1;
+        self.payload += len;
+        self.min_len = self.min_len.min(len);
+        self.max_len = self.max_len.max(len);
+    }
+
+    fn merge(mut self, o: SizeTally) -> SizeTally {
+        self.rows += o.rows;
+        self.payload += o.payload;
+        self.min_len = self.min_len.min(o.min_len);
+        self.max_len = self.max_len.max(o.max_len);
+        self
+    }
+
+    /// Estimated chunk bytes for `row_count` rows (the payload scaled from the analysed rows).
+    fn estimate(&self, row_count: u64, groups: u64, w: WordWidth, row_bytes: usize, align: u64) -> u64 {
+        if self.rows == 0 {
+            return u64::MAX;
+        }
+        let payload =
+            ((self.payload as u128 * row_count as u128).div_ceil(self.rows as u128)).min(u64::MAX as u128) as u64;
+        let length_bytes = length_field_bytes((self.max_len - self.min_len.min(self.max_len)) / align);
+        let n = (row_bytes / w.bytes()) as u64;
+        let meta = ChunkMeta::meta_len_for(w, groups, n, row_count, length_bytes).unwrap_or(u64::MAX);
+        CHUNK_HEADER_LEN.saturating_add(meta).saturating_add(payload)
+    }
+}
+
+/// Width of a row-length field for record lengths spread over `span` units of `A`.
+fn length_field_bytes(span: u64) -> u64 {
+    if span <= u8::MAX as u64 {
+        1
+    } else if span <= u16::MAX as u64 {
+        2
+    } else {
+        4
+    }
+}
+
+/// One group's Mask/Bitval prepared for sizing rows: per position the mask, the bitval and the
+/// free-bit count.
+pub(crate) struct SizingTable {
+    masks: Vec<u64>,
+    bitvals: Vec<u64>,
+    free: Vec<u8>,
+    w: WordWidth,
+    raw: u64,
+    align: u64,
+}
+
+impl SizingTable {
+    pub(crate) fn new(masks: &[u64], bitvals: &[u64], w: WordWidth, row_bytes: usize, align: u64) -> Self {
+        let full = w.full_mask();
+        SizingTable {
+            masks: masks.iter().map(|m| m & full).collect(),
+            bitvals: bitvals.iter().zip(masks).map(|(b, m)| b & m & full).collect(),
+            free: masks
+                .iter()
+                .map(|m| (w.bits() - (m & full).count_ones()) as u8)
+                .collect(),
+            w,
+            raw: crate::row::raw_padded(row_bytes as u64, align),
+            align,
+        }
+    }
+
+    /// Record length of a row given as words.
+    pub(crate) fn record_len_of_words(&self, words: &[u64]) -> u64 {
+        let wbits = self.w.bits() as u64;
+        let mut t = words.len() as u64;
+        for (j, &v) in words.iter().enumerate() {
+            t += if v & self.masks[j] == self.bitvals[j] {
+                self.free[j] as u64
+            } else {
+                wbits
+            };
+        }
+        let coded = crate::row::coded_len(t, self.align);
+        coded.min(self.raw)
+    }
+}
+
+/// Fills `words` with the words of `row`.
+pub(crate) fn load_words(row: &[u8], w: WordWidth, words: &mut Vec<u64>) {
+    words.clear();
+    match w {
+        WordWidth::W8 => words.extend(row.iter().map(|&b| b as u64)),
+        WordWidth::W16 => words.extend(row.chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]]) as u64)),
+        WordWidth::W32 => words.extend(
+            row.chunks_exact(4)
+                .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")) as u64),
+        ),
+        WordWidth::W64 => words.extend(
+            row.chunks_exact(8)
+                .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))),
+        ),
+    }
+}
+
+/// Sizes the analysed rows under every candidate Mask/Bitval of one width, in one pass.
+fn size_candidates(
+    rows: &[u8],
+    row_bytes: usize,
+    which: &[usize],
+    w: WordWidth,
+    align: u64,
+    candidates: &[(Vec<u64>, Vec<u64>)],
+) -> Vec<SizeTally> {
+    let tables: Vec<SizingTable> = candidates
+        .iter()
+        .map(|(m, b)| SizingTable::new(m, b, w, row_bytes, align))
+        .collect();
+    let rows_per_task = ((1usize << 18) / row_bytes).max(1);
+    which
+        .par_chunks(rows_per_task)
+        .map(|part| {
+            let mut tallies = vec![SizeTally::new(); tables.len()];
+            let mut words = Vec::new();
+            for &r in part {
+                load_words(&rows[r * row_bytes..(r + 1) * row_bytes], w, &mut words);
+                for (tally, table) in tallies.iter_mut().zip(&tables) {
+                    tally.add(table.record_len_of_words(&words));
+                }
+            }
+            tallies
+        })
+        .reduce_with(|a, b| a.into_iter().zip(b).map(|(x, y)| x.merge(y)).collect())
+        .unwrap_or_else(|| vec![SizeTally::new(); tables.len()])
+}
+
+/// Splits the rows into exactly `k` groups, Lloyd style, starting from `base` (the best one-group
+/// plan, whose width and threshold are kept).
+///
+/// Initial groups: the analysed rows sorted by their coded size under `base` (ties by row index)
+/// and cut into `k` equal runs. Then, a few times: masks per group from its rows' bit counts at the
+/// threshold, and every analysed row moved to the group that codes it smallest (ties: lowest group).
+/// Finally every row of the chunk gets the group that codes it smallest. Groups left without rows
+/// get Mask 0 and Bitval 0.
+pub fn plan_groups(rows: &[u8], row_bytes: usize, sample: &[usize], base: ChunkPlan, k: u32, align: u64) -> ChunkPlan {
+    const ITERATIONS: usize = 6;
+    let w = base.word_width;
+    let t = base.threshold;
+    let k = k as usize;
+    let n = row_bytes / w.bytes();
+    let table = SizingTable::new(&base.masks, &base.bitvals, w, row_bytes, align);
+
+    // Initial split by coded size.
+    let mut words = Vec::new();
+    let mut order: Vec<(u64, usize)> = sample
+        .iter()
+        .enumerate()
+        .map(|(s, &r)| {
+            load_words(&rows[r * row_bytes..(r + 1) * row_bytes], w, &mut words);
+            (table.record_len_of_words(&words), s)
+        })
+        .collect();
+    order.sort_unstable();
+    let mut assign = vec![0usize; sample.len()];
+    for (pos, &(_, s)) in order.iter().enumerate() {
+        assign[s] = pos * k / order.len().max(1);
+    }
+
+    let mut masks = vec![0u64; k * n];
+    let mut bitvals = vec![0u64; k * n];
+    for _ in 0..ITERATIONS {
+        // Masks per group from its rows.
+        for g in 0..k {
+            let members: Vec<usize> = sample
+                .iter()
+                .zip(&assign)
+                .filter(|(_, &a)| a == g)
+                .map(|(&r, _)| r)
+                .collect();
+            let counts = count_bits(rows, row_bytes, &members);
+            let (m, b) = masks_from_counts(&counts, members.len() as u64, w, t);
+            masks[g * n..(g + 1) * n].copy_from_slice(&m);
+            bitvals[g * n..(g + 1) * n].copy_from_slice(&b);
+        }
+        let tables = group_tables(&masks, &bitvals, k, n, w, row_bytes, align);
+        let next: Vec<usize> = sample
+            .par_iter()
+            .map_init(Vec::new, |words, &r| {
+                load_words(&rows[r * row_bytes..(r + 1) * row_bytes], w, words);
+                best_group(&tables, words).0
+            })
+            .collect();
+        if next == assign {
+            break;
+        }
+        assign = next;
+    }
+
+    // Final assignment of every row with the final masks.
+    let tables = group_tables(&masks, &bitvals, k, n, w, row_bytes, align);
+    let row_count = rows.len() / row_bytes;
+    let per_row: Vec<(usize, u64)> = (0..row_count)
+        .into_par_iter()
+        .map_init(Vec::new, |words, r| {
+            load_words(&rows[r * row_bytes..(r + 1) * row_bytes], w, words);
+            best_group(&tables, words)
+        })
+        .collect();
+    let mut tally = SizeTally::new();
+    for &(_, len) in &per_row {
+        tally.add(len);
+    }
+    ChunkPlan {
+        word_width: w,
+        masks,
+        bitvals,
+        group_count: k as u32,
+        group_ids: per_row.iter().map(|&(g, _)| g as u8).collect(),
+        threshold: t,
+        estimated_bytes: tally.estimate(row_count as u64, k as u64, w, row_bytes, align),
+    }
+}
+
+fn group_tables(
+    masks: &[u64],
+    bitvals: &[u64],
+    k: usize,
+    n: usize,
+    w: WordWidth,
+    row_bytes: usize,
+    align: u64,
+) -> Vec<SizingTable> {
+    (0..k)
+        .map(|g| {
+            SizingTable::new(
+                &masks[g * n..(g + 1) * n],
+                &bitvals[g * n..(g + 1) * n],
+                w,
+                row_bytes,
+                align,
+            )
+        })
+        .collect()
+}
+
+/// The group that codes `words` smallest (lowest group on ties) and that record length.
+fn best_group(tables: &[SizingTable], words: &[u64]) -> (usize, u64) {
+    let mut best = (0, u64::MAX);
+    for (g, table) in tables.iter().enumerate() {
+        let len = table.record_len_of_words(words);
+        if len < best.1 {
+            best = (g, len);
+        }
+    }
+    best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sampling_is_deterministic_and_bounded() {
+        assert_eq!(sample_rows(10, Some(0.01)), (0..10).collect::<Vec<_>>());
+        let s = sample_rows(10_000, Some(0.01));
+        assert_eq!(s.len(), 100);
+        assert!(s.windows(2).all(|p| p[0] < p[1]));
+        assert_eq!(s, sample_rows(10_000, Some(0.01)));
+        assert_eq!(sample_rows(1000, Some(0.001)).len(), 64);
+    }
+
+    #[test]
+    fn counts_match_naive_count() {
+        let row_bytes = 13;
+        let rows: Vec<u8> = (0..row_bytes * 600).map(|i| (i * 37 % 251) as u8).collect();
+        let which: Vec<usize> = (0..600).collect();
+        let counts = count_bits(&rows, row_bytes, &which);
+        for byte in 0..row_bytes {
+            for bit in 0..8 {
+                let naive = (0..600).filter(|r| rows[r * row_bytes + byte] >> bit & 1 == 1).count() as u32;
+                assert_eq!(counts[byte * 8 + bit], naive);
+            }
+        }
+    }
+}

@@ -1,0 +1,279 @@
+//! Chunk-level encode and decode: a chunk's rows to [`ChunkMeta`] + payload (spec 5 and 6), and
+//! back, whole (with the payload CRC, spec 9.3) or as a gather of rows.
+
+use crate::analysis::{plan_chunk, ChunkPlan};
+use crate::fast::{DecoderKind, RowDecoder, RowEncoder};
+use crate::options::EncodeOptions;
+use crate::row::decode_row_oracle;
+use ibp_format::{
+    ensure, ChunkMeta, ErrorCode, FormatError, Result, MAX_ALIGN_LOG2, MAX_CHUNK_DECODED_BYTES, MAX_GROUPS,
+    MAX_ROWS_PER_CHUNK,
+};
+use rayon::prelude::*;
+
+/// Decoded bytes per parallel task of the fast chunk decoder and encoder.
+const BYTES_PER_TASK: usize = 256 << 10;
+
+/// One encoded chunk: its validated metadata (header fields, masks, row index, payload CRC) and
+/// its payload of row records. `meta.to_bytes(offset)` followed by `payload` is the chunk.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EncodedChunk {
+    /// Header fields and metadata.
+    pub meta: ChunkMeta,
+    /// The row records, back to back.
+    pub payload: Vec<u8>,
+}
+
+/// Encodes one chunk: analyses the rows ([`plan_chunk`]) and writes every row record.
+/// Deterministic: the same rows and options give the same bytes.
+///
+/// # Panics
+/// If `rows.len()` is not a positive multiple of `row_bytes`, the row count exceeds 2^20, the
+/// decoded size exceeds 2^32 bytes, or `opts` is invalid ([`EncodeOptions::validate`]).
+pub fn encode_chunk(rows: &[u8], row_bytes: usize, opts: &EncodeOptions) -> EncodedChunk {
+    let plan = plan_chunk(rows, row_bytes, opts);
+    encode_chunk_with_plan(rows, row_bytes, &plan, opts.align_log2)
+}
+
+/// Encodes one chunk with a given plan (word width, Mask/Bitval per group, group ids).
+/// Masks are cut to `W` bits and Bitvals to their masks.
+///
+/// # Panics
+/// If the rows or the plan do not fit together (row count 1..=2^20, at most 2^32 bytes, the width
+/// divides `row_bytes`, `G * n` mask words, one group id below `G` per row when `G > 1`) or
+/// `align_log2 > 7`.
+pub fn encode_chunk_with_plan(rows: &[u8], row_bytes: usize, plan: &ChunkPlan, align_log2: u8) -> EncodedChunk {
+    let w = plan.word_width;
+    assert!(row_bytes > 0 && rows.len() % row_bytes == 0, "whole rows");
+    let row_count = rows.len() / row_bytes;
+    assert!(
+        row_count >= 1 && row_count as u64 <= MAX_ROWS_PER_CHUNK,
+        "1..=2^20 rows per chunk"
+    );
+    assert!(
+        rows.len() as u64 <= MAX_CHUNK_DECODED_BYTES,
+        "at most 2^32 bytes per chunk"
+    );
+    assert!(w.divides(row_bytes as u64), "word width divides row_bytes");
+    assert!(align_log2 <= MAX_ALIGN_LOG2, "align_log2 <= 7");
+    let groups = plan.group_count as usize;
+    assert!(groups >= 1 && groups as u32 <= MAX_GROUPS, "1..=256 groups");
+    let n = row_bytes / w.bytes();
+    assert!(plan.masks.len() == groups * n && plan.bitvals.len() == groups * n);
+    if groups > 1 {
+        assert!(plan.group_ids.len() == row_count, "one group id per row");
+        assert!(plan.group_ids.iter().all(|&g| (g as usize) < groups));
+    }
+    let align = 1u64 << align_log2;
+    let full = w.full_mask();
+    let masks: Vec<u64> = plan.masks.iter().map(|m| m & full).collect();
+    let bitvals: Vec<u64> = plan.bitvals.iter().zip(&masks).map(|(b, m)| b & m).collect();
+    let encoders: Vec<RowEncoder> = (0..groups)
+        .map(|g| {
+            RowEncoder::new(
+                &masks[g * n..(g + 1) * n],
+                &bitvals[g * n..(g + 1) * n],
+                w,
+                row_bytes,
+                align,
+            )
+            .expect("arguments checked above")
+        })
+        .collect();
+    let group_of = |r: usize| if groups == 1 { 0 } else { plan.group_ids[r] as usize };
+
+    // Encode runs of rows in parallel; concatenating them in order keeps the bytes deterministic.
+    let rows_per_task = (BYTES_PER_TASK / row_bytes).max(1);
+    let parts: Vec<(Vec<u8>, Vec<u64>)> = rows
+        .par_chunks(rows_per_task * row_bytes)
+        .enumerate()
+        .map(|(task, part)| {
+            let mut encoders = encoders.clone();
+            let mut payload = Vec::with_capacity(part.len() + 64);
+            let mut lens = Vec::with_capacity(part.len() / row_bytes);
+            for (i, row) in part.chunks_exact(row_bytes).enumerate() {
+                let g = group_of(task * rows_per_task + i);
+                lens.push(encoders[g].encode(row, &mut payload));
+            }
+            (payload, lens)
+        })
+        .collect();
+    let total: usize = parts.iter().map(|(p, _)| p.len()).sum();
+    let mut payload = Vec::with_capacity(total);
+    let mut record_lens = Vec::with_capacity(row_count);
+    for (p, lens) in parts {
+        payload.extend_from_slice(&p);
+        record_lens.extend_from_slice(&lens);
+    }
+
+    let (length_base, length_bytes, row_lengths, row_offsets) =
+        ChunkMeta::index_from_record_lengths(&record_lens, align);
+    let meta = ChunkMeta {
+        word_width: w,
+        align_log2,
+        length_bytes,
+        group_count: groups as u32,
+        row_count: row_count as u32,
+        words_per_row: n as u32,
+        length_base,
+        payload_len: payload.len() as u64,
+        payload_crc: ibp_format::crc32(&payload),
+        masks,
+        bitvals,
+        group_ids: if groups > 1 { plan.group_ids.clone() } else { Vec::new() },
+        row_lengths,
+        row_offsets,
+    };
+    EncodedChunk { meta, payload }
+}
+
+/// Checks that the in-memory metadata is self-consistent, so that indexing it cannot panic (a
+/// `ChunkMeta` from [`ChunkMeta::parse`] always is; this guards hand-built ones).
+fn check_meta_shape(meta: &ChunkMeta, payload: &[u8]) -> Result<()> {
+    let g = meta.group_count as usize;
+    let n = meta.words_per_row as usize;
+    let rows = meta.row_count as usize;
+    ensure!(
+        (1..=MAX_GROUPS as usize).contains(&g)
+            && n >= 1
+            && meta.masks.len() == g * n
+            && meta.bitvals.len() == g * n
+            && meta.group_ids.len() == if g > 1 { rows } else { 0 }
+            && meta.group_ids.iter().all(|&id| (id as usize) < g)
+            && meta.align_log2 <= MAX_ALIGN_LOG2
+            && meta.row_offsets.len() == rows + 1
+            && meta.row_offsets.windows(2).all(|p| p[0] <= p[1])
+            && meta.row_offsets.last() == Some(&meta.payload_len),
+        ErrorCode::InvalidArgument,
+        "chunk metadata is not self-consistent (not produced by ChunkMeta::parse)"
+    );
+    ensure!(
+        payload.len() as u64 == meta.payload_len,
+        ErrorCode::Truncated,
+        "payload has {} bytes, header declares {}",
+        payload.len(),
+        meta.payload_len
+    );
+    Ok(())
+}
+
+/// Row decoders for every group of a chunk.
+fn group_decoders(meta: &ChunkMeta) -> Result<Vec<RowDecoder>> {
+    let row_bytes = meta.row_bytes() as usize;
+    (0..meta.group_count as usize)
+        .map(|g| RowDecoder::new(meta.mask(g), meta.bitval(g), meta.word_width, row_bytes, meta.align()))
+        .collect()
+}
+
+/// Decodes chunk row `row` into `out` (exactly `row_bytes` bytes).
+fn decode_one(
+    meta: &ChunkMeta,
+    payload: &[u8],
+    decoders: &[RowDecoder],
+    kind: DecoderKind,
+    row: usize,
+    out: &mut [u8],
+) -> Result<()> {
+    let g = meta.group_of(row);
+    let record = &payload[meta.record_range(row)];
+    let result = match kind {
+        DecoderKind::Fast => decoders[g].decode(record, out),
+        DecoderKind::Oracle => decode_row_oracle(
+            record,
+            meta.mask(g),
+            meta.bitval(g),
+            meta.word_width,
+            meta.row_bytes() as usize,
+            meta.align(),
+            out,
+        ),
+    };
+    result.map_err(|e| e.at(format_args!("row {row}")))
+}
+
+/// Decodes a whole chunk into `out` (`row_count * row_bytes` bytes, else `E_INVALID_ARGUMENT`):
+/// checks the payload CRC first (spec 9.3), then every row (spec 6). Errors name the row; with
+/// several bad rows the first one is reported. The fast decoder spreads rows over the rayon pool.
+pub fn decode_chunk(meta: &ChunkMeta, payload: &[u8], kind: DecoderKind, out: &mut [u8]) -> Result<()> {
+    let row_bytes = meta.row_bytes() as usize;
+    let rows = meta.row_count as usize;
+    ensure!(
+        out.len() as u64 == meta.row_count as u64 * meta.row_bytes(),
+        ErrorCode::InvalidArgument,
+        "output of {} bytes for {rows} rows of {row_bytes} bytes",
+        out.len()
+    );
+    check_meta_shape(meta, payload)?;
+    meta.check_payload_crc(payload)?;
+    let decoders = group_decoders(meta)?;
+    match kind {
+        DecoderKind::Oracle => {
+            for (row, dst) in out.chunks_exact_mut(row_bytes).enumerate() {
+                decode_one(meta, payload, &decoders, kind, row, dst)?;
+            }
+            Ok(())
+        }
+        DecoderKind::Fast => {
+            let rows_per_task = (BYTES_PER_TASK / row_bytes).max(1);
+            let results: Vec<Result<()>> = out
+                .par_chunks_mut(rows_per_task * row_bytes)
+                .enumerate()
+                .map(|(task, part)| {
+                    for (i, dst) in part.chunks_exact_mut(row_bytes).enumerate() {
+                        let row = task * rows_per_task + i;
+                        decode_one(meta, payload, &decoders, kind, row, dst)?;
+                    }
+                    Ok(())
+                })
+                .collect();
+            results.into_iter().collect()
+        }
+    }
+}
+
+/// Decodes the chunk rows `rows_in_chunk` (in that order, duplicates allowed) into `out`
+/// (`rows_in_chunk.len() * row_bytes` bytes, else `E_INVALID_ARGUMENT`). A gather: the payload CRC
+/// is not checked (spec 9.3), every row's structure is. A row index `>= row_count` is `E_ROW_INDEX`.
+pub fn decode_chunk_rows(
+    meta: &ChunkMeta,
+    payload: &[u8],
+    rows_in_chunk: &[u32],
+    kind: DecoderKind,
+    out: &mut [u8],
+) -> Result<()> {
+    let row_bytes = meta.row_bytes() as usize;
+    ensure!(
+        out.len() as u64 == rows_in_chunk.len() as u64 * meta.row_bytes(),
+        ErrorCode::InvalidArgument,
+        "output of {} bytes for {} rows of {row_bytes} bytes",
+        out.len(),
+        rows_in_chunk.len()
+    );
+    check_meta_shape(meta, payload)?;
+    if let Some((i, &r)) = rows_in_chunk.iter().enumerate().find(|(_, &r)| r >= meta.row_count) {
+        return Err(FormatError::new(
+            ErrorCode::RowIndex,
+            format!("requested row {r} (position {i}) of a chunk of {} rows", meta.row_count),
+        ));
+    }
+    let decoders = group_decoders(meta)?;
+    let rows_per_task = (BYTES_PER_TASK / row_bytes).max(1);
+    let parallel = kind == DecoderKind::Fast && rows_in_chunk.len() > rows_per_task;
+    if !parallel {
+        for (&r, dst) in rows_in_chunk.iter().zip(out.chunks_exact_mut(row_bytes)) {
+            decode_one(meta, payload, &decoders, kind, r as usize, dst)?;
+        }
+        return Ok(());
+    }
+    let results: Vec<Result<()>> = out
+        .par_chunks_mut(rows_per_task * row_bytes)
+        .zip(rows_in_chunk.par_chunks(rows_per_task))
+        .map(|(part, wanted)| {
+            for (&r, dst) in wanted.iter().zip(part.chunks_exact_mut(row_bytes)) {
+                decode_one(meta, payload, &decoders, kind, r as usize, dst)?;
+            }
+            Ok(())
+        })
+        .collect();
+    results.into_iter().collect()
+}

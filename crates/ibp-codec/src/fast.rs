@@ -1,0 +1,476 @@
+//! The fast row decoder and encoder: same contract as [`crate::row`], word at a time.
+//!
+//! Per (chunk, group) a [`RowDecoder`] / [`RowEncoder`] precomputes, for every word position, the
+//! free-bit count `W - popcount(Mask)`, the inverted mask and the Bitval. A coded record is then
+//! read with one unaligned 16-byte little-endian load per word (a 128-bit window, enough for a
+//! 64-bit field at any bit offset), the free bits are deposited with `pdep` (BMI2 when the CPU has
+//! it, detected at run time, else a portable loop over the mask's zero bits) and the length and
+//! padding rules of spec 6.2 are checked after the row: a record that is too short only makes the
+//! reads past its end return zeros, and is then rejected.
+
+use crate::row::{check_group_args, coded_len, decode_row_oracle, raw_padded};
+use ibp_format::{bail, ensure, ErrorCode, Result, WordWidth};
+
+/// Which row decoder to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DecoderKind {
+    /// The bit-by-bit reference decoder of [`crate::row`].
+    Oracle,
+    /// The word-at-a-time decoder of this module.
+    Fast,
+}
+
+/// Bit deposit and extract (`pdep` / `pext`) over 64-bit words.
+pub(crate) trait BitOps {
+    /// Deposits the low bits of `x`, in order, into the set bits of `m`.
+    fn deposit(x: u64, m: u64) -> u64;
+    /// Gathers the bits of `x` at the set bits of `m` into the low bits of the result.
+    fn extract(x: u64, m: u64) -> u64;
+}
+
+/// Portable `pdep` / `pext`: one step per set bit of the mask.
+pub(crate) struct Portable;
+
+impl BitOps for Portable {
+    #[inline(always)]
+    fn deposit(mut x: u64, mut m: u64) -> u64 {
+        let mut r = 0;
+        while m != 0 {
+            let low = m & m.wrapping_neg();
+            if x & 1 != 0 {
+                r |= low;
+            }
+            x >>= 1;
+            m &= m - 1;
+        }
+        r
+    }
+
+    #[inline(always)]
+    fn extract(x: u64, mut m: u64) -> u64 {
+        let mut r = 0;
+        let mut bit = 0;
+        while m != 0 {
+            let low = m & m.wrapping_neg();
+            if x & low != 0 {
+                r |= 1 << bit;
+            }
+            bit += 1;
+            m &= m - 1;
+        }
+        r
+    }
+}
+
+/// Decodes one row record, with the chosen decoder. Same contract as
+/// [`decode_row_oracle`]: `record.len()` is the record length from the row index.
+pub fn decode_row(
+    kind: DecoderKind,
+    record: &[u8],
+    mask: &[u64],
+    bitval: &[u64],
+    w: WordWidth,
+    row_bytes: usize,
+    align: u64,
+    out: &mut [u8],
+) -> Result<()> {
+    match kind {
+        DecoderKind::Oracle => decode_row_oracle(record, mask, bitval, w, row_bytes, align, out),
+        DecoderKind::Fast => RowDecoder::new(mask, bitval, w, row_bytes, align)?.decode(record, &mut out[..]),
+    }
+}
+
+/// Per-position tables of one group of one chunk, shared by the fast decoder and encoder.
+#[derive(Debug, Clone)]
+struct Tables {
+    w: WordWidth,
+    row_bytes: usize,
+    n: usize,
+    align: u64,
+    raw: u64,
+    /// `Mask[j]` (low `W` bits).
+    masks: Vec<u64>,
+    /// `!Mask[j]` within `W` bits: where the free bits go.
+    free_masks: Vec<u64>,
+    /// `Bitval[j] & Mask[j]`.
+    bitvals: Vec<u64>,
+    /// `W - popcount(Mask[j])`.
+    free: Vec<u8>,
+}
+
+impl Tables {
+    fn new(mask: &[u64], bitval: &[u64], w: WordWidth, row_bytes: usize, align: u64) -> Result<Self> {
+        check_group_args(mask, bitval, w, row_bytes, align)?;
+        let n = row_bytes / w.bytes();
+        let full = w.full_mask();
+        let masks: Vec<u64> = mask[..n].iter().map(|m| m & full).collect();
+        Ok(Tables {
+            w,
+            row_bytes,
+            n,
+            align,
+            raw: raw_padded(row_bytes as u64, align),
+            free_masks: masks.iter().map(|m| !m & full).collect(),
+            bitvals: bitval[..n].iter().zip(&masks).map(|(b, m)| b & m).collect(),
+            free: masks.iter().map(|m| (w.bits() - m.count_ones()) as u8).collect(),
+            masks,
+        })
+    }
+}
+
+/// Which `pdep`/`pext` implementation a prepared decoder or encoder uses.
+#[derive(Debug, Clone, Copy)]
+enum Ops {
+    Portable,
+    #[cfg(target_arch = "x86_64")]
+    Bmi2(crate::bmi2::Bmi2Token),
+}
+
+impl Ops {
+    fn detect() -> Ops {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(token) = crate::bmi2::Bmi2Token::detect() {
+            return Ops::Bmi2(token);
+        }
+        Ops::Portable
+    }
+}
+
+/// A fast decoder prepared for one group of one chunk (word width, row size, alignment,
+/// Mask/Bitval). Cheap to clone and shareable across threads.
+#[derive(Debug, Clone)]
+pub struct RowDecoder {
+    tables: Tables,
+    ops: Ops,
+}
+
+impl RowDecoder {
+    /// Prepares a decoder for `n = row_bytes * 8 / W` words of Mask/Bitval
+    /// (`E_INVALID_ARGUMENT` if the arguments do not fit together).
+    pub fn new(mask: &[u64], bitval: &[u64], w: WordWidth, row_bytes: usize, align: u64) -> Result<RowDecoder> {
+        Ok(RowDecoder {
+            tables: Tables::new(mask, bitval, w, row_bytes, align)?,
+            ops: Ops::detect(),
+        })
+    }
+
+    /// The same decoder using the portable `pdep` (for testing the BMI2 path against it).
+    pub fn force_portable(mut self) -> RowDecoder {
+        self.ops = Ops::Portable;
+        self
+    }
+
+    /// Whether this decoder uses the BMI2 `pdep` instruction.
+    pub fn uses_bmi2(&self) -> bool {
+        !matches!(self.ops, Ops::Portable)
+    }
+
+    /// Decodes one record (its length is the record length from the row index) into
+    /// `out[..row_bytes]`. Errors as [`decode_row_oracle`].
+    pub fn decode(&self, record: &[u8], out: &mut [u8]) -> Result<()> {
+        let t = &self.tables;
+        ensure!(
+            out.len() >= t.row_bytes,
+            ErrorCode::InvalidArgument,
+            "output of {} bytes for a {}-byte row",
+            out.len(),
+            t.row_bytes
+        );
+        let out = &mut out[..t.row_bytes];
+        let len = record.len() as u64;
+        if len == t.raw {
+            out.copy_from_slice(&record[..t.row_bytes]);
+            ensure!(
+                record[t.row_bytes..].iter().all(|&b| b == 0),
+                ErrorCode::Padding,
+                "raw record padding after {} row bytes is not zero",
+                t.row_bytes
+            );
+            return Ok(());
+        }
+        ensure!(
+            len < t.raw,
+            ErrorCode::RowLength,
+            "record of {len} bytes is longer than a raw record ({} bytes)",
+            t.raw
+        );
+        ensure!(
+            len * 8 >= t.n as u64,
+            ErrorCode::RowLength,
+            "record of {len} bytes ends inside the {} participation bits",
+            t.n
+        );
+        let end_bits = match (t.w, self.ops) {
+            (WordWidth::W8, Ops::Portable) => decode_fields::<1, Portable>(t.into(), record, out),
+            (WordWidth::W16, Ops::Portable) => decode_fields::<2, Portable>(t.into(), record, out),
+            (WordWidth::W32, Ops::Portable) => decode_fields::<4, Portable>(t.into(), record, out),
+            (WordWidth::W64, Ops::Portable) => decode_fields::<8, Portable>(t.into(), record, out),
+            #[cfg(target_arch = "x86_64")]
+            (w, Ops::Bmi2(token)) => crate::bmi2::decode_fields(token, w, t.into(), record, out),
+        };
+        check_coded_end(record, end_bits, t.align)
+    }
+}
+
+/// The pieces of the tables the field loop needs (so that [`crate::bmi2`] can call it).
+pub(crate) struct FieldTables<'a> {
+    pub(crate) n: usize,
+    pub(crate) w: WordWidth,
+    pub(crate) free_masks: &'a [u64],
+    pub(crate) bitvals: &'a [u64],
+    pub(crate) free: &'a [u8],
+}
+
+impl<'a> From<&'a Tables> for FieldTables<'a> {
+    fn from(t: &'a Tables) -> Self {
+        FieldTables {
+            n: t.n,
+            w: t.w,
+            free_masks: &t.free_masks,
+            bitvals: &t.bitvals,
+            free: &t.free,
+        }
+    }
+}
+
+/// After the fields: `T` must fit the record, the record length must be
+/// `align_up(ceil(T/8), A)` and the bits after `T` must be zero (spec 6.2).
+fn check_coded_end(record: &[u8], t_bits: u64, align: u64) -> Result<()> {
+    let len = record.len() as u64;
+    if t_bits > len * 8 {
+        bail!(
+            ErrorCode::RowLength,
+            "coded row of {t_bits} bits runs past its {len}-byte record"
+        );
+    }
+    let expected = coded_len(t_bits, align);
+    ensure!(
+        len == expected,
+        ErrorCode::RowLength,
+        "coded row of {t_bits} bits needs a {expected}-byte record, found {len} bytes"
+    );
+    let first = (t_bits / 8) as usize;
+    let partial = (t_bits % 8) as u32;
+    let mut bad = false;
+    if partial != 0 {
+        bad |= record[first] >> partial != 0;
+    }
+    let rest = first + (partial != 0) as usize;
+    bad |= record[rest..].iter().any(|&b| b != 0);
+    ensure!(
+        !bad,
+        ErrorCode::Padding,
+        "padding bits after bit {t_bits} of a coded record are not all zero"
+    );
+    Ok(())
+}
+
+/// Loads 16 bytes at `byte` as a little-endian `u128`, with zeros past the end of `bytes`.
+#[inline(always)]
+fn load_u128(bytes: &[u8], byte: usize) -> u128 {
+    if let Some(b) = bytes.get(byte..byte + 16) {
+        u128::from_le_bytes(b.try_into().expect("16 bytes"))
+    } else {
+        let mut buf = [0u8; 16];
+        if byte < bytes.len() {
+            let avail = &bytes[byte..];
+            buf[..avail.len()].copy_from_slice(avail);
+        }
+        u128::from_le_bytes(buf)
+    }
+}
+
+/// Loads 8 bytes at `byte` as a little-endian `u64`, with zeros past the end of `bytes`.
+#[inline(always)]
+fn load_u64(bytes: &[u8], byte: usize) -> u64 {
+    if let Some(b) = bytes.get(byte..byte + 8) {
+        u64::from_le_bytes(b.try_into().expect("8 bytes"))
+    } else {
+        let mut buf = [0u8; 8];
+        if byte < bytes.len() {
+            let avail = &bytes[byte..];
+            buf[..avail.len()].copy_from_slice(avail);
+        }
+        u64::from_le_bytes(buf)
+    }
+}
+
+/// Reads the participation bits and fields of a coded record into `out` (`n * WB` bytes) and
+/// returns `T`, the stream position after the last field. Reads past the record return zeros;
+/// the caller checks `T` against the record.
+#[inline(always)]
+pub(crate) fn decode_fields<const WB: usize, B: BitOps>(t: FieldTables<'_>, record: &[u8], out: &mut [u8]) -> u64 {
+    let n = t.n;
+    let wbits = (WB * 8) as u64;
+    let full = t.w.full_mask();
+    let out = &mut out[..n * WB];
+    let free_masks = &t.free_masks[..n];
+    let bitvals = &t.bitvals[..n];
+    let free = &t.free[..n];
+    let mut pos = n as u64;
+    for (block, out_block) in out.chunks_mut(64 * WB).enumerate() {
+        let base = block * 64;
+        let pbits = load_u64(record, block * 8);
+        for (i, dst) in out_block.chunks_exact_mut(WB).enumerate() {
+            let j = base + i;
+            let p = (pbits >> i) & 1 != 0;
+            let window = load_u128(record, (pos / 8) as usize) >> (pos % 8);
+            let field = window as u64;
+            let word = if p {
+                bitvals[j] | B::deposit(field, free_masks[j])
+            } else {
+                field & full
+            };
+            pos += if p { free[j] as u64 } else { wbits };
+            dst.copy_from_slice(&word.to_le_bytes()[..WB]);
+        }
+    }
+    pos
+}
+
+/// A fast encoder prepared for one group of one chunk; produces exactly the records of
+/// [`crate::row::encode_row`].
+#[derive(Debug, Clone)]
+pub struct RowEncoder {
+    tables: Tables,
+    ops: Ops,
+    participation: Vec<u64>,
+}
+
+impl RowEncoder {
+    /// Prepares an encoder (`E_INVALID_ARGUMENT` if the arguments do not fit together).
+    pub fn new(mask: &[u64], bitval: &[u64], w: WordWidth, row_bytes: usize, align: u64) -> Result<RowEncoder> {
+        let tables = Tables::new(mask, bitval, w, row_bytes, align)?;
+        Ok(RowEncoder {
+            participation: vec![0; tables.n.div_ceil(64)],
+            tables,
+            ops: Ops::detect(),
+        })
+    }
+
+    /// The same encoder using the portable `pext`.
+    pub fn force_portable(mut self) -> RowEncoder {
+        self.ops = Ops::Portable;
+        self
+    }
+
+    /// Appends the record of `row` (`row_bytes` bytes) to `out` and returns its length.
+    pub fn encode(&mut self, row: &[u8], out: &mut Vec<u8>) -> u64 {
+        let t = &self.tables;
+        assert_eq!(row.len(), t.row_bytes, "row of the prepared size");
+        let bits = match t.w {
+            WordWidth::W8 => participation::<1>(t, row, &mut self.participation),
+            WordWidth::W16 => participation::<2>(t, row, &mut self.participation),
+            WordWidth::W32 => participation::<4>(t, row, &mut self.participation),
+            WordWidth::W64 => participation::<8>(t, row, &mut self.participation),
+        };
+        let coded = coded_len(bits, t.align);
+        if coded >= t.raw {
+            out.extend_from_slice(row);
+            out.resize(out.len() + (t.raw - t.row_bytes as u64) as usize, 0);
+            return t.raw;
+        }
+        let start = out.len();
+        out.reserve(coded as usize + 16);
+        let p = &self.participation;
+        match (t.w, self.ops) {
+            (WordWidth::W8, Ops::Portable) => encode_fields::<1, Portable>(t.into(), p, row, out),
+            (WordWidth::W16, Ops::Portable) => encode_fields::<2, Portable>(t.into(), p, row, out),
+            (WordWidth::W32, Ops::Portable) => encode_fields::<4, Portable>(t.into(), p, row, out),
+            (WordWidth::W64, Ops::Portable) => encode_fields::<8, Portable>(t.into(), p, row, out),
+            #[cfg(target_arch = "x86_64")]
+            (w, Ops::Bmi2(token)) => crate::bmi2::encode_fields(token, w, t.into(), p, row, out),
+        }
+        out.resize(start + coded as usize, 0);
+        coded
+    }
+
+    /// The record length [`RowEncoder::encode`] would produce for `row`.
+    pub fn record_len(&mut self, row: &[u8]) -> u64 {
+        let t = &self.tables;
+        let bits = match t.w {
+            WordWidth::W8 => participation::<1>(t, row, &mut self.participation),
+            WordWidth::W16 => participation::<2>(t, row, &mut self.participation),
+            WordWidth::W32 => participation::<4>(t, row, &mut self.participation),
+            WordWidth::W64 => participation::<8>(t, row, &mut self.participation),
+        };
+        coded_len(bits, t.align).min(t.raw)
+    }
+}
+
+/// Reads word `j` of a row of `WB`-byte words.
+#[inline(always)]
+fn word_at<const WB: usize>(row: &[u8], j: usize) -> u64 {
+    let mut b = [0u8; 8];
+    b[..WB].copy_from_slice(&row[j * WB..(j + 1) * WB]);
+    u64::from_le_bytes(b)
+}
+
+/// Fills the participation bits of `row` and returns `T`.
+fn participation<const WB: usize>(t: &Tables, row: &[u8], bits: &mut [u64]) -> u64 {
+    let mut total = t.n as u64 * (1 + 8 * WB as u64);
+    bits.fill(0);
+    for j in 0..t.n {
+        let v = word_at::<WB>(row, j);
+        if v & t.masks[j] == t.bitvals[j] {
+            bits[j / 64] |= 1 << (j % 64);
+            total -= (8 * WB as u64) - t.free[j] as u64;
+        }
+    }
+    total
+}
+
+/// Little-endian bit stream writer with a 128-bit accumulator (fewer than 64 bits pending).
+struct BitSink<'a> {
+    out: &'a mut Vec<u8>,
+    acc: u128,
+    pending: u32,
+}
+
+impl BitSink<'_> {
+    /// Appends the low `f <= 64` bits of `v` (the bits of `v` above `f` must be zero).
+    #[inline(always)]
+    fn push(&mut self, v: u64, f: u32) {
+        self.acc |= (v as u128) << self.pending;
+        self.pending += f;
+        if self.pending >= 64 {
+            self.out.extend_from_slice(&(self.acc as u64).to_le_bytes());
+            self.acc >>= 64;
+            self.pending -= 64;
+        }
+    }
+
+    fn finish(self) {
+        let bytes = self.pending.div_ceil(8) as usize;
+        self.out.extend_from_slice(&self.acc.to_le_bytes()[..bytes]);
+    }
+}
+
+/// Writes the participation bits and the fields of a coded row.
+#[inline(always)]
+pub(crate) fn encode_fields<const WB: usize, B: BitOps>(
+    t: FieldTables<'_>,
+    participation: &[u64],
+    row: &[u8],
+    out: &mut Vec<u8>,
+) {
+    let n = t.n;
+    let mut sink = BitSink {
+        out,
+        acc: 0,
+        pending: 0,
+    };
+    for (block, &bits) in participation.iter().enumerate() {
+        let count = (n - block * 64).min(64) as u32;
+        sink.push(bits, count);
+    }
+    for j in 0..n {
+        let v = word_at::<WB>(row, j);
+        if (participation[j / 64] >> (j % 64)) & 1 != 0 {
+            sink.push(B::extract(v, t.free_masks[j]), t.free[j] as u32);
+        } else {
+            sink.push(v, (WB * 8) as u32);
+        }
+    }
+    sink.finish();
+}

@@ -1,0 +1,208 @@
+//! Encoder options: word width, threshold, sampling, groups, row alignment and chunking.
+
+use ibp_format::{
+    ensure, ErrorCode, Result, WordWidth, MAX_ALIGN_LOG2, MAX_CHUNK_DECODED_BYTES, MAX_GROUPS, MAX_ROWS_PER_CHUNK,
+    MAX_ROW_BYTES,
+};
+
+/// Raw bytes per chunk that the default chunking aims at.
+pub const DEFAULT_CHUNK_TARGET_BYTES: u64 = 8 << 20;
+
+/// How the encoder chooses each chunk's word width, masks, groups, alignment and size.
+///
+/// Every `None` means "search": the analysis ([`crate::analysis::plan_chunk`]) tries the candidates
+/// and keeps the one whose real encoded size (row records with padding, metadata and the row-length
+/// field width) is smallest.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EncodeOptions {
+    /// Word width `W`; `None` tries every width whose byte size divides `row_bytes`.
+    pub word_width: Option<WordWidth>,
+    /// Invariance threshold `t` in `(0.5, 1]`; `None` sweeps 0.70, 0.75, ..., 0.95 and 1.0.
+    ///
+    /// A bit of a word position is invariant-1 if it is set in more than `t * N` of the `N` analysed
+    /// rows and invariant-0 if set in fewer than `(1 - t) * N`. `t = 1.0` means "exact": a bit is
+    /// invariant only if it has the same value in every analysed row.
+    pub threshold: Option<f64>,
+    /// `None` analyses every row; `Some(f)` estimates masks from `ceil(f * N)` evenly strided rows
+    /// (at least `min(N, 64)`), `f` in `(0, 1]`.
+    pub sample_fraction: Option<f64>,
+    /// Number of Mask/Bitval groups per chunk, `1..=256`. With `k > 1` exactly `k` groups are
+    /// written (rows are assigned by their real coded size; unused groups get Mask 0, Bitval 0).
+    pub groups: u32,
+    /// Row alignment `A = 2^align_log2`, `0..=7` (0 gives the smallest file; 4 suits 16-byte loads).
+    pub align_log2: u8,
+    /// Rows per chunk; `None` aims at about 8 MiB of raw bytes per chunk.
+    pub chunk_rows: Option<u32>,
+}
+
+impl Default for EncodeOptions {
+    fn default() -> Self {
+        EncodeOptions {
+            word_width: None,
+            threshold: None,
+            sample_fraction: None,
+            groups: 1,
+            align_log2: 0,
+            chunk_rows: None,
+        }
+    }
+}
+
+impl EncodeOptions {
+    /// Rows per chunk for rows of `row_bytes` bytes: `chunk_rows` if set, otherwise enough rows for
+    /// about 8 MiB; always within `[1, 2^20]` and at most `2^32` decoded bytes per chunk.
+    pub fn rows_per_chunk(&self, row_bytes: u64) -> u64 {
+        let row_bytes = row_bytes.max(1);
+        let wanted = match self.chunk_rows {
+            Some(rows) => rows as u64,
+            None => DEFAULT_CHUNK_TARGET_BYTES / row_bytes,
+        };
+        wanted
+            .min(MAX_ROWS_PER_CHUNK)
+            .min(MAX_CHUNK_DECODED_BYTES / row_bytes)
+            .max(1)
+    }
+
+    /// Checks the options against rows of `row_bytes` bytes (`E_INVALID_ARGUMENT` when one is
+    /// out of range, `E_LIMIT` when `row_bytes` exceeds the format's limit).
+    pub fn validate(&self, row_bytes: u64) -> Result<()> {
+        ensure!(
+            row_bytes >= 1,
+            ErrorCode::InvalidArgument,
+            "row_bytes must be at least 1"
+        );
+        ensure!(
+            row_bytes <= MAX_ROW_BYTES,
+            ErrorCode::Limit,
+            "row_bytes {row_bytes} exceeds the format limit 2^24"
+        );
+        if let Some(w) = self.word_width {
+            ensure!(
+                w.divides(row_bytes),
+                ErrorCode::InvalidArgument,
+                "{}-bit words do not divide {row_bytes}-byte rows",
+                w.bits()
+            );
+        }
+        if let Some(t) = self.threshold {
+            ensure!(
+                t > 0.5 && t <= 1.0,
+                ErrorCode::InvalidArgument,
+                "threshold {t} is not in (0.5, 1]"
+            );
+        }
+        if let Some(f) = self.sample_fraction {
+            ensure!(
+                f > 0.0 && f <= 1.0,
+                ErrorCode::InvalidArgument,
+                "sample fraction {f} is not in (0, 1]"
+            );
+        }
+        ensure!(
+            self.groups >= 1 && self.groups <= MAX_GROUPS,
+            ErrorCode::InvalidArgument,
+            "groups {} is not in 1..=256",
+            self.groups
+        );
+        ensure!(
+            self.align_log2 <= MAX_ALIGN_LOG2,
+            ErrorCode::InvalidArgument,
+            "align_log2 {} exceeds 7",
+            self.align_log2
+        );
+        if let Some(rows) = self.chunk_rows {
+            ensure!(
+                rows >= 1 && rows as u64 <= MAX_ROWS_PER_CHUNK,
+                ErrorCode::InvalidArgument,
+                "chunk_rows {rows} is not in 1..=2^20"
+            );
+            ensure!(
+                rows as u64 * row_bytes <= MAX_CHUNK_DECODED_BYTES,
+                ErrorCode::InvalidArgument,
+                "chunk_rows {rows} of {row_bytes} bytes exceed 2^32 decoded bytes per chunk"
+            );
+        }
+        Ok(())
+    }
+
+    /// The word widths the analysis tries for rows of `row_bytes` bytes, narrowest first.
+    pub fn candidate_widths(&self, row_bytes: u64) -> Vec<WordWidth> {
+        match self.word_width {
+            Some(w) => vec![w],
+            None => WordWidth::ALL.into_iter().filter(|w| w.divides(row_bytes)).collect(),
+        }
+    }
+
+    /// The thresholds the analysis tries, ascending.
+    pub fn candidate_thresholds(&self) -> Vec<f64> {
+        match self.threshold {
+            Some(t) => vec![t],
+            None => SWEEP_THRESHOLDS.to_vec(),
+        }
+    }
+}
+
+/// The default threshold sweep: 0.70 to 0.95 in steps of 0.05, then exact (1.0).
+pub const SWEEP_THRESHOLDS: [f64; 7] = [0.70, 0.75, 0.80, 0.85, 0.90, 0.95, 1.0];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_chunking_targets_8_mib_within_limits() {
+        let o = EncodeOptions::default();
+        assert_eq!(o.rows_per_chunk(1024), 8192);
+        assert_eq!(o.rows_per_chunk(1), MAX_ROWS_PER_CHUNK);
+        assert_eq!(o.rows_per_chunk(MAX_ROW_BYTES), 1);
+        let big = EncodeOptions {
+            chunk_rows: Some(1 << 20),
+            ..o
+        };
+        assert_eq!(big.rows_per_chunk(1 << 24), 256);
+    }
+
+    #[test]
+    fn validate_rejects_bad_options() {
+        let ok = EncodeOptions::default();
+        assert!(ok.validate(12).is_ok());
+        let bad = [
+            EncodeOptions {
+                word_width: Some(WordWidth::W64),
+                ..ok.clone()
+            },
+            EncodeOptions {
+                groups: 0,
+                ..ok.clone()
+            },
+            EncodeOptions {
+                groups: 257,
+                ..ok.clone()
+            },
+            EncodeOptions {
+                align_log2: 8,
+                ..ok.clone()
+            },
+            EncodeOptions {
+                threshold: Some(0.5),
+                ..ok.clone()
+            },
+            EncodeOptions {
+                threshold: Some(1.01),
+                ..ok.clone()
+            },
+            EncodeOptions {
+                sample_fraction: Some(0.0),
+                ..ok.clone()
+            },
+            EncodeOptions {
+                chunk_rows: Some(0),
+                ..ok.clone()
+            },
+        ];
+        for o in bad {
+            assert_eq!(o.validate(12).unwrap_err().code, ErrorCode::InvalidArgument, "{o:?}");
+        }
+        assert_eq!(ok.validate(0).unwrap_err().code, ErrorCode::InvalidArgument);
+    }
+}
