@@ -21,6 +21,7 @@ Usage::
     python3 tools/datasets.py --only glove    # one source group (see --list)
     python3 tools/datasets.py --force         # rebuild outputs even if present
     python3 tools/datasets.py --list          # list groups and the datasets they make
+    python3 tools/datasets.py --gpu-pack      # also cut bench/data/gpu-pack/ (< 40 MiB) for GPU runs
 
 Requirements: ``pip install -r tools/requirements-data.txt`` (numpy, pyarrow), ``pip``, and for the
 Fashion-MNIST group ``apt-get`` (Debian; ``apt-get update`` is run once if the package is unknown).
@@ -36,7 +37,6 @@ import io
 import json
 import math
 import os
-import re
 import shutil
 import struct
 import subprocess
@@ -157,7 +157,7 @@ def fetch(art: Artefact) -> Path:
                 spec = f"{art.package}={art.version}"
                 res = run(["apt-get", "download", spec], cwd=Path(tmp))
                 if res.returncode != 0:
-                    print(f"  apt-get download failed; running apt-get update once", flush=True)
+                    print("  apt-get download failed; running apt-get update once", flush=True)
                     upd = run(["apt-get", "update"])
                     if upd.returncode != 0:
                         raise SystemExit(f"apt-get update failed:\n{upd.stderr[-2000:]}")
@@ -754,11 +754,77 @@ def entry_for(out: Output, art: Artefact, path: Path, digest: str) -> dict:
     }
 
 
+# --------------------------------------------------------------------------------------------
+# GPU pack: a subset small enough to travel to a remote GPU machine (whose file transfer is
+# capped), cut from the outputs above. Selections keep row order; KV selections take the first
+# tokens of every layer so that all layers are represented.
+# --------------------------------------------------------------------------------------------
+
+PACK_DIR = OUT_DIR / "gpu-pack"
+PACK_BUDGET_BYTES = 40 << 20
+PACK = [
+    # (dataset, selection, argument)
+    ("cora-features-f32", "all", None),
+    ("glove-6b-50d-f32", "prefix", 65536),
+    ("minilm-kv-k-bf16", "tokens_per_layer", 1024),
+    ("minilm-kv-v-bf16", "tokens_per_layer", 1024),
+]
+
+
+def build_gpu_pack(entries: dict) -> list[dict]:
+    """Write bench/data/gpu-pack/*.npy + manifest.json from already built datasets."""
+    out_entries, total = [], 0
+    if PACK_DIR.exists():
+        for stale in PACK_DIR.glob("*.npy"):
+            stale.unlink()
+    for name, how, arg in PACK:
+        e = entries.get(name)
+        if e is None or not (REPO_ROOT / e["path"]).exists():
+            raise SystemExit(f"--gpu-pack needs {name}: build it first (python3 tools/datasets.py)")
+        arr = np.load(REPO_ROOT / e["path"], mmap_mode="r", allow_pickle=False)
+        if how == "all":
+            sel, desc = arr, "all rows"
+        elif how == "prefix":
+            sel, desc = arr[:arg], f"rows [0, {arg})"
+        elif how == "tokens_per_layer":
+            layers, tokens, heads = e["layers"], e["tokens"], e["heads"]
+            cube = arr.reshape(layers, tokens, heads, arr.shape[1])
+            sel = cube[:, :arg].reshape(-1, arr.shape[1])
+            desc = f"tokens [0, {arg}) of each of the {layers} layers, order (layer, token, head)"
+        else:
+            raise ValueError(how)
+        path = PACK_DIR / f"{name}.npy"
+        digest = write_npy(path, np.asarray(sel))
+        total += path.stat().st_size
+        pe = {k: v for k, v in e.items() if k not in ("path", "shape", "rows", "bytes", "sha256", "committed")}
+        pe.update(path=str(path.relative_to(REPO_ROOT)), shape=list(sel.shape), rows=int(sel.shape[0]),
+                  bytes=path.stat().st_size, sha256=digest, committed=False,
+                  selection=f"{desc} of {e['path']} (sha256 {e['sha256']})")
+        if how == "tokens_per_layer":
+            pe["tokens"] = arg
+        out_entries.append(pe)
+    if total > PACK_BUDGET_BYTES:
+        raise SystemExit(f"gpu-pack is {total} bytes, over its budget of {PACK_BUDGET_BYTES}")
+    (PACK_DIR / "manifest.json").write_text(json.dumps(
+        {"recipe_version": RECIPE_VERSION, "note": "Subset of bench/data for remote GPU runs; "
+         "bf16 stored as uint16 bit patterns.", "total_bytes": total, "datasets": out_entries}, indent=2) + "\n")
+    return out_entries
+
+
+def print_table(rows: list[dict]) -> None:
+    print(f"{'name':22} {'dtype':9} {'shape':>16} {'row B':>6} {'bytes':>11}  sha256")
+    for e in rows:
+        shape = "x".join(str(d) for d in e["shape"])
+        print(f"{e['name']:22} {e['dtype']:9} {shape:>16} {e['row_bytes']:>6} {e['bytes']:>11}  {e['sha256']}")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--only", action="append", metavar="GROUP", help="build only this group (repeatable)")
     ap.add_argument("--force", action="store_true", help="rebuild outputs even if up to date")
     ap.add_argument("--list", action="store_true", help="list groups and their datasets")
+    ap.add_argument("--gpu-pack", action="store_true",
+                    help=f"also write bench/data/gpu-pack/ (a subset under {PACK_BUDGET_BYTES >> 20} MiB for remote GPU runs)")
     args = ap.parse_args()
 
     if args.list:
@@ -806,10 +872,11 @@ def main() -> int:
     os.replace(tmp, MANIFEST)
 
     print()
-    print(f"{'name':22} {'dtype':9} {'shape':>16} {'row B':>6} {'bytes':>11}  sha256")
-    for e in manifest["datasets"]:
-        shape = "x".join(str(d) for d in e["shape"])
-        print(f"{e['name']:22} {e['dtype']:9} {shape:>16} {e['row_bytes']:>6} {e['bytes']:>11}  {e['sha256']}")
+    print_table(manifest["datasets"])
+    if args.gpu_pack:
+        pack = build_gpu_pack(entries)
+        print(f"\ngpu-pack ({sum(e['bytes'] for e in pack)} bytes, {PACK_DIR.relative_to(REPO_ROOT)}/manifest.json):")
+        print_table(pack)
     print(f"\nmanifest: {MANIFEST.relative_to(REPO_ROOT)}")
     return 0
 
