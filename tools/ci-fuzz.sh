@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# CI: builds every fuzz target and runs each for a bounded time (FUZZ_SECONDS, default 30);
+# fails if any target finds a crash (the crash is left in fuzz/artifacts/TARGET/ and its path is
+# printed; minimise it with `tools/fuzz.sh --minimize TARGET FILE` and commit it, and
+# tests/fuzz_replay.rs replays it on every `cargo test` after).
+#
+# Needs only cargo and a C++ compiler (libfuzzer-sys builds libFuzzer from source); no cargo-fuzz,
+# no nightly. Installs g++ with apt-get if no C++ compiler is found.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+secs=${FUZZ_SECONDS:-30}
+targets=(parse decode gather roundtrip differential no_leak)
+if [[ $# -gt 0 ]]; then targets=("$@"); fi
+
+if ! command -v c++ >/dev/null 2>&1; then
+    echo "ci-fuzz: no C++ compiler, installing g++" >&2
+    (apt-get update -qq && apt-get install -y -qq g++) >&2
+fi
+
+tools/fuzz.sh --build "${targets[@]}"
+
+failed=()
+for t in "${targets[@]}"; do
+    log=$(mktemp)
+    echo "== fuzz $t for ${secs}s"
+    before=$(find "fuzz/artifacts/$t" -type f 2>/dev/null | sort)
+    if FUZZ_LOG="$log" tools/fuzz.sh "$t" "$secs" >/dev/null 2>&1; then
+        grep -E '^#[0-9]+ +DONE|stat::number_of_executed_units' "$log" || true
+    else
+        echo "!! $t FAILED" >&2
+        tail -n 60 "$log" >&2
+        after=$(find "fuzz/artifacts/$t" -type f 2>/dev/null | sort)
+        comm -13 <(echo "$before") <(echo "$after") | sed 's/^/!! new crash file: /' >&2
+        failed+=("$t")
+    fi
+    rm -f "$log"
+done
+
+if [[ ${#failed[@]} -gt 0 ]]; then
+    echo "ci-fuzz: crashes in: ${failed[*]}" >&2
+    exit 1
+fi
+echo "ci-fuzz: ${#targets[@]} targets ran ${secs}s each without a crash"
