@@ -1,0 +1,252 @@
+//! The command line (clap derive). Each subcommand's arguments are a plain struct, so other code
+//! and tests can run a command without a process ([`crate::commands`]).
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use ibp_format::WordWidth;
+use std::path::PathBuf;
+
+/// Exit codes, shown in `--help`.
+const EXIT_CODES: &str = "\
+Exit codes:
+  0  success (verify: every check passed)
+  1  usage error: bad arguments or values, unknown entry, row out of range, output exists
+  2  bad input: corrupt or truncated .ibp (an E_* code of the spec), malformed or unsupported
+     .npy/.safetensors; verify found damage
+  3  I/O error: a file cannot be opened, read, written, synced or renamed
+
+Errors are one line on stderr: `error: FILE: CODE: what and where`.";
+
+/// Invariant Bit Packing: store .npy and safetensors tensors losslessly as .ibp containers.
+#[derive(Debug, Parser)]
+#[command(name = "ibp", version, about, after_help = EXIT_CODES, propagate_version = true)]
+pub struct Cli {
+    /// The subcommand.
+    #[command(subcommand)]
+    pub command: Command,
+    /// Worker threads for encoding and decoding (default: one per core).
+    #[arg(short = 'j', long, global = true, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub threads: Option<u16>,
+    /// No progress bars, notes or summaries on stderr (errors are still printed).
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Compress a .npy file, a .safetensors file or a folder of them into one .ibp file.
+    #[command(after_help = EXIT_CODES)]
+    Compress(CompressArgs),
+    /// Restore tensors from a .ibp file as .npy, .safetensors or a folder; or extract entries/rows.
+    #[command(after_help = EXIT_CODES)]
+    Decompress(DecompressArgs),
+    /// Summarise a .ibp file: entries, dtypes, shapes, chunks, word widths, groups, invariant
+    /// bits, raw rows and space saved.
+    #[command(after_help = EXIT_CODES)]
+    Inspect(InspectArgs),
+    /// Check every CRC and decode every row; report each damaged chunk (exit 2 if any).
+    #[command(after_help = EXIT_CODES)]
+    Verify(VerifyArgs),
+    /// Measure CPU encode/decode throughput and ratio of a file next to a memcpy of its bytes.
+    #[command(after_help = EXIT_CODES)]
+    Bench(BenchArgs),
+}
+
+/// Word width choice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum WordWidthArg {
+    /// Try every width that divides the row size and keep the smallest result, per chunk.
+    Auto,
+    /// 8-bit words.
+    #[value(name = "8")]
+    W8,
+    /// 16-bit words.
+    #[value(name = "16")]
+    W16,
+    /// 32-bit words.
+    #[value(name = "32")]
+    W32,
+    /// 64-bit words.
+    #[value(name = "64")]
+    W64,
+}
+
+impl WordWidthArg {
+    /// The fixed width, `None` for auto.
+    pub fn width(self) -> Option<WordWidth> {
+        match self {
+            WordWidthArg::Auto => None,
+            WordWidthArg::W8 => Some(WordWidth::W8),
+            WordWidthArg::W16 => Some(WordWidth::W16),
+            WordWidthArg::W32 => Some(WordWidth::W32),
+            WordWidthArg::W64 => Some(WordWidth::W64),
+        }
+    }
+}
+
+/// `auto` or a number.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AutoF64(pub Option<f64>);
+
+fn parse_auto_f64(s: &str) -> Result<AutoF64, String> {
+    if s.eq_ignore_ascii_case("auto") {
+        return Ok(AutoF64(None));
+    }
+    let v: f64 = s.parse().map_err(|_| format!("'{s}' is not a number or 'auto'"))?;
+    if !v.is_finite() {
+        return Err(format!("'{s}' is not finite"));
+    }
+    Ok(AutoF64(Some(v)))
+}
+
+fn parse_fraction(s: &str) -> Result<f64, String> {
+    let v: f64 = s.parse().map_err(|_| format!("'{s}' is not a number"))?;
+    if v > 0.0 && v <= 1.0 {
+        Ok(v)
+    } else {
+        Err(format!("{v} is not in (0, 1]"))
+    }
+}
+
+fn parse_align(s: &str) -> Result<u8, String> {
+    let v: u32 = s.parse().map_err(|_| format!("'{s}' is not a number of bytes"))?;
+    if (1..=128).contains(&v) && v.is_power_of_two() {
+        Ok(v.trailing_zeros() as u8)
+    } else {
+        Err(format!("{v} is not a power of two from 1 to 128"))
+    }
+}
+
+/// `ibp compress`.
+#[derive(Debug, Clone, Args)]
+pub struct CompressArgs {
+    /// Input: a .npy file, a .safetensors file, or a folder (searched recursively for both).
+    pub input: PathBuf,
+    /// Output .ibp file [default: the input with its extension replaced by .ibp].
+    #[arg(short, long, value_name = "OUT.ibp")]
+    pub output: Option<PathBuf>,
+    /// Word width in bits.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub word_width: WordWidthArg,
+    /// Invariance threshold in (0.5, 1], or auto (sweep 0.70..0.95 and exact; keep the smallest).
+    #[arg(long, default_value = "auto", value_parser = parse_auto_f64, value_name = "T|auto")]
+    pub threshold: AutoF64,
+    /// Estimate the masks from this fraction of each chunk's rows, in (0, 1] [default: all rows].
+    #[arg(long, value_parser = parse_fraction, value_name = "F")]
+    pub sample_fraction: Option<f64>,
+    /// Mask/Bitval groups per chunk, 1..=256.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub groups: u32,
+    /// Rows per chunk, 1..=1048576 [default: about 8 MiB of raw bytes per chunk].
+    #[arg(long, value_name = "ROWS", value_parser = clap::value_parser!(u32).range(1..=1_048_576))]
+    pub chunk_rows: Option<u32>,
+    /// Row alignment in bytes: 1, 2, 4, ..., 128 (1 is smallest; 16 suits 16-byte GPU loads).
+    #[arg(long, default_value = "1", value_parser = parse_align, value_name = "BYTES")]
+    pub align: u8,
+    /// Rows are the sub-tensors below dimension K: rows = product(shape[..K]). Default 1 (shape[0]
+    /// rows); 1-D tensors default to segments of about 1 KiB; see the README.
+    #[arg(long, value_name = "K")]
+    pub row_dim: Option<usize>,
+    /// Replace the output if it exists.
+    #[arg(short, long)]
+    pub force: bool,
+}
+
+/// Output file kind of `decompress`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputKind {
+    /// One .npy file (one entry).
+    Npy,
+    /// One .safetensors file (any number of entries).
+    Safetensors,
+    /// A folder mirroring a compressed folder.
+    Folder,
+}
+
+/// Which CPU decoder to use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DecoderArg {
+    /// The word-at-a-time decoder.
+    Fast,
+    /// The bit-by-bit reference decoder.
+    Oracle,
+}
+
+impl DecoderArg {
+    /// The codec's decoder kind.
+    pub fn kind(self) -> ibp_codec::DecoderKind {
+        match self {
+            DecoderArg::Fast => ibp_codec::DecoderKind::Fast,
+            DecoderArg::Oracle => ibp_codec::DecoderKind::Oracle,
+        }
+    }
+}
+
+/// `ibp decompress`.
+#[derive(Debug, Clone, Args)]
+pub struct DecompressArgs {
+    /// The .ibp file.
+    pub input: PathBuf,
+    /// Output path [default: the input without .ibp, plus .npy, .safetensors or nothing (folder)].
+    #[arg(short, long, value_name = "OUT")]
+    pub output: Option<PathBuf>,
+    /// Output kind [default: from OUT's extension; else a folder when the entries came from one,
+    /// .npy for one entry, .safetensors for several].
+    #[arg(long = "as", value_enum, value_name = "KIND")]
+    pub output_kind: Option<OutputKind>,
+    /// Only this entry (repeat for several).
+    #[arg(long, value_name = "NAME")]
+    pub entry: Vec<String>,
+    /// Only these rows of the (single) entry, e.g. `10..20,35` (decodes only those rows).
+    #[arg(long, value_name = "LIST")]
+    pub rows: Option<String>,
+    /// Decoder.
+    #[arg(long, value_enum, default_value = "fast")]
+    pub decoder: DecoderArg,
+    /// Replace the output if it exists.
+    #[arg(short, long)]
+    pub force: bool,
+}
+
+/// `ibp inspect`.
+#[derive(Debug, Clone, Args)]
+pub struct InspectArgs {
+    /// The .ibp file.
+    pub input: PathBuf,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// List every chunk (text output).
+    #[arg(long)]
+    pub chunks: bool,
+}
+
+/// `ibp verify`.
+#[derive(Debug, Clone, Args)]
+pub struct VerifyArgs {
+    /// The .ibp file.
+    pub input: PathBuf,
+    /// Also decode with the bit-by-bit oracle decoder and require both decoders to agree.
+    #[arg(long)]
+    pub oracle: bool,
+    /// Print the report as JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `ibp bench`.
+#[derive(Debug, Clone, Args)]
+pub struct BenchArgs {
+    /// A .npy, .safetensors or .ibp file (or a folder of tensor files).
+    pub input: PathBuf,
+    /// Timed repetitions of each measurement (the median is reported) [default: as many as fit
+    /// in about a second, 3 to 20].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub iters: Option<u32>,
+    /// Skip the (slow) oracle decoder.
+    #[arg(long)]
+    pub no_oracle: bool,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
