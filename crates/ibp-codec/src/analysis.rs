@@ -70,7 +70,7 @@ impl ChunkPlan {
 /// If `row_bytes` is 0 or does not divide `rows.len()`, or there are no rows, or `opts` is not
 /// valid for `row_bytes` ([`EncodeOptions::validate`]).
 pub fn plan_chunk(rows: &[u8], row_bytes: usize, opts: &EncodeOptions) -> ChunkPlan {
-    assert!(row_bytes > 0 && rows.len() % row_bytes == 0 && !rows.is_empty());
+    assert!(row_bytes > 0 && rows.len().is_multiple_of(row_bytes) && !rows.is_empty());
     opts.validate(row_bytes as u64).expect("plan_chunk needs valid options");
     let row_count = rows.len() / row_bytes;
     let sample = sample_rows(row_count, opts.sample_fraction);
@@ -87,7 +87,7 @@ pub fn plan_chunk(rows: &[u8], row_bytes: usize, opts: &EncodeOptions) -> ChunkP
         let sizes = size_candidates(rows, row_bytes, &sample, w, align, &candidates);
         for (k, size) in sizes.iter().enumerate() {
             let bytes = size.estimate(row_count as u64, 1, w, row_bytes, align);
-            if best.as_ref().map_or(true, |b| bytes < b.estimated_bytes) {
+            if best.as_ref().is_none_or(|b| bytes < b.estimated_bytes) {
                 let (masks, bitvals) = candidates[k].clone();
                 best = Some(ChunkPlan {
                     word_width: w,

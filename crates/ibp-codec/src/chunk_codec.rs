@@ -44,7 +44,7 @@ pub fn encode_chunk(rows: &[u8], row_bytes: usize, opts: &EncodeOptions) -> Enco
 /// `align_log2 > 7`.
 pub fn encode_chunk_with_plan(rows: &[u8], row_bytes: usize, plan: &ChunkPlan, align_log2: u8) -> EncodedChunk {
     let w = plan.word_width;
-    assert!(row_bytes > 0 && rows.len() % row_bytes == 0, "whole rows");
+    assert!(row_bytes > 0 && rows.len().is_multiple_of(row_bytes), "whole rows");
     let row_count = rows.len() / row_bytes;
     assert!(
         row_count >= 1 && row_count as u64 <= MAX_ROWS_PER_CHUNK,

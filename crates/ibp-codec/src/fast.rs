@@ -64,6 +64,7 @@ impl BitOps for Portable {
 
 /// Decodes one row record, with the chosen decoder. Same contract as
 /// [`decode_row_oracle`]: `record.len()` is the record length from the row index.
+#[allow(clippy::too_many_arguments)]
 pub fn decode_row(
     kind: DecoderKind,
     record: &[u8],

@@ -1,0 +1,166 @@
+//! The analysis picks width, threshold and masks by the real encoded size.
+
+mod common;
+
+use common::*;
+use ibp_codec::analysis::plan_chunk;
+use ibp_codec::options::SWEEP_THRESHOLDS;
+use ibp_codec::{decode_chunk, encode_chunk, DecoderKind, EncodeOptions, EncodedChunk};
+use ibp_format::{ChunkMeta, WordWidth, CHUNK_HEADER_LEN};
+use proptest::prelude::*;
+
+/// Header + metadata + payload (the padding before the payload depends on the file offset).
+fn real_size(c: &EncodedChunk) -> u64 {
+    let m = &c.meta;
+    let meta = ChunkMeta::meta_len_for(
+        m.word_width,
+        m.group_count as u64,
+        m.words_per_row as u64,
+        m.row_count as u64,
+        m.length_bytes as u64,
+    )
+    .unwrap();
+    CHUNK_HEADER_LEN + meta + m.payload_len
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(120))]
+
+    /// Without sampling the estimate is the real size, and no forced (width, threshold) pair of
+    /// the sweep encodes smaller than the analysis' choice.
+    #[test]
+    fn the_sweep_keeps_the_smallest_real_size((rows, row_bytes, opts) in chunk_case()) {
+        let opts = EncodeOptions { word_width: None, threshold: None, sample_fraction: None, groups: 1, ..opts };
+        let plan = plan_chunk(&rows, row_bytes, &opts);
+        let chosen = encode_chunk(&rows, row_bytes, &opts);
+        prop_assert_eq!(plan.estimated_bytes, real_size(&chosen));
+        for w in WordWidth::ALL.into_iter().filter(|w| w.divides(row_bytes as u64)) {
+            for t in SWEEP_THRESHOLDS {
+                let forced = EncodeOptions { word_width: Some(w), threshold: Some(t), ..opts.clone() };
+                let c = encode_chunk(&rows, row_bytes, &forced);
+                prop_assert!(real_size(&c) >= real_size(&chosen), "w {} t {} beats the choice", w, t);
+            }
+        }
+    }
+
+    /// With groups the estimate is still the real size (every row is assigned exactly).
+    #[test]
+    fn group_estimates_are_real_sizes((rows, row_bytes, opts) in chunk_case()) {
+        let opts = EncodeOptions { sample_fraction: None, ..opts };
+        let plan = plan_chunk(&rows, row_bytes, &opts);
+        let chunk = encode_chunk(&rows, row_bytes, &opts);
+        if opts.groups > 1 {
+            prop_assert_eq!(plan.group_ids.len(), rows.len() / row_bytes);
+        }
+        prop_assert_eq!(plan.estimated_bytes, real_size(&chunk));
+    }
+}
+
+/// bf16-like rows of 32 elements (64 bytes): positive values whose exponents sit in [2^-1, 2) with
+/// 15 % outliers. 16-bit words keep an outlier from spoiling its neighbour's word, and the analysis
+/// must find that.
+#[test]
+fn bf16_rows_get_16_bit_words() {
+    let mut rng = Rng(42);
+    let rows = 4096;
+    let mut data = Vec::with_capacity(rows * 64);
+    for _ in 0..rows * 32 {
+        let r = rng.next();
+        let exp = if r % 100 < 15 {
+            (r >> 8) as u16 % 255
+        } else {
+            126 + (r >> 8) as u16 % 2
+        };
+        let bf16 = (exp << 7) | ((r >> 16) as u16 & 0x7F);
+        data.extend_from_slice(&bf16.to_le_bytes());
+    }
+    let chosen = encode_chunk(&data, 64, &EncodeOptions::default());
+    assert_eq!(chosen.meta.word_width, WordWidth::W16);
+    for w in WordWidth::ALL {
+        let forced = encode_chunk(
+            &data,
+            64,
+            &EncodeOptions {
+                word_width: Some(w),
+                ..EncodeOptions::default()
+            },
+        );
+        assert!(real_size(&forced) >= real_size(&chosen), "{w}-bit words are smaller");
+        if w == WordWidth::W32 {
+            assert!(real_size(&forced) > real_size(&chosen), "16 bits strictly beat 32 here");
+        }
+    }
+    let mut out = vec![0u8; data.len()];
+    decode_chunk(&chosen.meta, &chosen.payload, DecoderKind::Fast, &mut out).unwrap();
+    assert_eq!(out, data);
+}
+
+/// A 5 % sample finds nearly the masks of the full analysis on homogeneous data.
+#[test]
+fn sampling_costs_little_on_homogeneous_data() {
+    let data = float_rows(20_000, 64, 9);
+    let full = encode_chunk(&data, 256, &EncodeOptions::default());
+    let sampled = encode_chunk(
+        &data,
+        256,
+        &EncodeOptions {
+            sample_fraction: Some(0.05),
+            ..EncodeOptions::default()
+        },
+    );
+    assert!(real_size(&full) < data.len() as u64, "float rows compress");
+    assert!((real_size(&sampled) as f64) < real_size(&full) as f64 * 1.01);
+    let mut out = vec![0u8; data.len()];
+    decode_chunk(&sampled.meta, &sampled.payload, DecoderKind::Fast, &mut out).unwrap();
+    assert_eq!(out, data);
+}
+
+/// Two interleaved row populations: two groups code them much smaller than one.
+#[test]
+fn groups_separate_row_populations() {
+    let a = sparse_rows(2000, 64, 1);
+    let b = float_rows(2000, 64, 2);
+    let mut data = Vec::new();
+    for r in 0..2000 {
+        data.extend_from_slice(&a[r * 256..(r + 1) * 256]);
+        data.extend_from_slice(&b[r * 256..(r + 1) * 256]);
+    }
+    let one = encode_chunk(&data, 256, &EncodeOptions::default());
+    let two = encode_chunk(
+        &data,
+        256,
+        &EncodeOptions {
+            groups: 2,
+            ..EncodeOptions::default()
+        },
+    );
+    assert_eq!(two.meta.group_count, 2);
+    assert!(
+        real_size(&two) < real_size(&one),
+        "{} vs {}",
+        real_size(&two),
+        real_size(&one)
+    );
+    let mut out = vec![0u8; data.len()];
+    decode_chunk(&two.meta, &two.payload, DecoderKind::Fast, &mut out).unwrap();
+    assert_eq!(out, data);
+}
+
+/// Asking for more groups than there are distinct rows still writes exactly that many groups.
+#[test]
+fn surplus_groups_are_written_empty() {
+    let data = float_rows(3, 4, 5);
+    let c = encode_chunk(
+        &data,
+        16,
+        &EncodeOptions {
+            groups: 9,
+            ..EncodeOptions::default()
+        },
+    );
+    assert_eq!(c.meta.group_count, 9);
+    assert_eq!(c.meta.masks.len(), 9 * c.meta.words_per_row as usize);
+    let mut out = vec![0u8; data.len()];
+    decode_chunk(&c.meta, &c.payload, DecoderKind::Oracle, &mut out).unwrap();
+    assert_eq!(out, data);
+}
