@@ -1,0 +1,39 @@
+//! The bridge to the reference encoder (`ibp_codec`): recorded options to `EncodeOptions`, and
+//! re-encoding decoded entries.
+
+use crate::manifest::OptionsRecord;
+use crate::vector::DecodedEntry;
+use ibp_codec::options::EncodeOptions;
+use ibp_codec::ContainerWriter;
+use ibp_format::{FormatError, Header, Result, WordWidth};
+
+/// The `EncodeOptions` a manifest record describes.
+pub fn encode_options(o: &OptionsRecord) -> Result<EncodeOptions> {
+    let word_width = match o.word_width {
+        None => None,
+        Some(bits) => Some(WordWidth::from_bits(bits)?),
+    };
+    Ok(EncodeOptions {
+        word_width,
+        threshold: o.threshold,
+        sample_fraction: o.sample_fraction,
+        groups: o.groups,
+        align_log2: o.align_log2,
+        chunk_rows: o.chunk_rows,
+    })
+}
+
+/// Encodes `entries` with the reference encoder and the recorded options (and header fields).
+pub fn encode_entries(entries: &[DecodedEntry], o: &OptionsRecord) -> Result<Vec<u8>> {
+    let header = Header {
+        minor_version: o.minor_version,
+        optional_features: o.optional_features,
+        ..Header::default()
+    };
+    let mut w = ContainerWriter::with_header(Vec::new(), encode_options(o)?, header)?;
+    for e in entries {
+        w.write_entry(&e.name, e.dtype, &e.shape, e.row_bytes, &e.data)
+            .map_err(|err: FormatError| err.at(format!("entry {:?}", e.name)))?;
+    }
+    w.finish()
+}

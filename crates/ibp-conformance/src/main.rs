@@ -1,0 +1,199 @@
+//! `ibp-conformance`: `generate` writes the vectors, `run [--gpu]` checks decoders against them,
+//! `example` writes `spec/example.md`.
+
+use ibp_codec::DecoderKind;
+use ibp_conformance::manifest::Outcome;
+use ibp_conformance::{conformance_dir, data_dir, generate, runner, workspace_root};
+use std::process::ExitCode;
+
+const USAGE: &str = "usage: ibp-conformance <generate [--check] | run [--gpu] [--verbose] [ID...] | example [--check]>
+  generate         write conformance/manifest.json, vectors/ and expected/ (deterministic)
+  generate --check only compare the generator's output with the committed files
+  run [--gpu]      decode every vector (or the given ids) with the CPU oracle and fast decoders
+                   (and the GPU decoder: needs the `gpu` feature) and print a table
+  example          write spec/example.md";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("generate") => cmd_generate(args.iter().any(|a| a == "--check")),
+        Some("run") => cmd_run(&args[1..]),
+        Some("example") => cmd_example(args.iter().any(|a| a == "--check")),
+        _ => Err(USAGE.to_owned()),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn cmd_generate(check: bool) -> Result<(), String> {
+    let root = conformance_dir();
+    let files = generate::generate(&data_dir());
+    let mut differ = Vec::new();
+    for (rel, bytes) in &files {
+        let path = root.join(rel);
+        if std::fs::read(&path).ok().as_deref() != Some(bytes.as_slice()) {
+            differ.push(rel.clone());
+            if !check {
+                std::fs::create_dir_all(path.parent().expect("has a parent")).map_err(|e| e.to_string())?;
+                std::fs::write(&path, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+            }
+        }
+    }
+    let stale: Vec<String> = list_generated(&root)
+        .into_iter()
+        .filter(|p| !files.contains_key(p))
+        .collect();
+    let total: usize = files
+        .iter()
+        .filter(|(p, _)| p.starts_with("vectors/"))
+        .map(|(_, b)| b.len())
+        .sum();
+    println!(
+        "{} files ({} vectors, {total} bytes of vectors); {} {}",
+        files.len(),
+        files.keys().filter(|p| p.starts_with("vectors/")).count(),
+        differ.len(),
+        if check {
+            "differ from the committed files"
+        } else {
+            "written"
+        }
+    );
+    if !stale.is_empty() {
+        println!("not produced by the generator (remove them, or restore their vectors): {stale:?}");
+    }
+    if check && !(differ.is_empty() && stale.is_empty()) {
+        return Err(format!("generator output differs: {differ:?}"));
+    }
+    Ok(())
+}
+
+fn list_generated(root: &std::path::Path) -> Vec<String> {
+    let mut out = Vec::new();
+    for dir in ["vectors", "expected"] {
+        if let Ok(rd) = std::fs::read_dir(root.join(dir)) {
+            for e in rd.flatten() {
+                out.push(format!("{dir}/{}", e.file_name().to_string_lossy()));
+            }
+        }
+    }
+    out
+}
+
+fn cmd_run(args: &[String]) -> Result<(), String> {
+    let gpu = args.iter().any(|a| a == "--gpu");
+    let verbose = args.iter().any(|a| a == "--verbose");
+    let ids: Vec<&String> = args.iter().filter(|a| !a.starts_with("--")).collect();
+    let root = conformance_dir();
+    let manifest = runner::load_manifest(&root)?;
+    #[cfg(feature = "gpu")]
+    let mut gpu_runner = if gpu {
+        Some(ibp_conformance::gpu::GpuRunner::new()?)
+    } else {
+        None
+    };
+    #[cfg(not(feature = "gpu"))]
+    if gpu {
+        return Err("--gpu needs the gpu feature: cargo run -p ibp-conformance --features gpu -- run --gpu".into());
+    }
+    println!(
+        "{:<7} {:<8} {:<22} {:<22} {:<22}{} result",
+        "id",
+        "outcome",
+        "expected",
+        "oracle",
+        "fast",
+        if gpu { format!(" {:<22}", "gpu") } else { String::new() }
+    );
+    let (mut pass, mut fail) = (0, 0);
+    for rec in manifest
+        .vectors
+        .iter()
+        .filter(|r| ids.is_empty() || ids.contains(&&r.id))
+    {
+        let bytes = runner::load_vector(&root, rec)?;
+        let oracle = runner::decode_cpu(&bytes, DecoderKind::Oracle);
+        let fast = runner::decode_cpu(&bytes, DecoderKind::Fast);
+        #[cfg_attr(not(feature = "gpu"), allow(unused_mut))]
+        let mut problems: Vec<String> = [("oracle", &oracle), ("fast", &fast)]
+            .iter()
+            .filter_map(|(name, d)| runner::check(&root, rec, d).err().map(|e| format!("{name}: {e}")))
+            .collect();
+        #[cfg_attr(not(feature = "gpu"), allow(unused_mut))]
+        let mut gpu_col = String::new();
+        #[cfg(feature = "gpu")]
+        if let Some(g) = gpu_runner.as_mut() {
+            let got = g.decode(&bytes);
+            gpu_col = format!(" {:<22}", runner::summary(&got));
+            if let Err(e) = runner::check(&root, rec, &got) {
+                problems.push(format!("gpu: {e}"));
+            }
+            if runner::summary(&got) != runner::summary(&oracle) {
+                problems.push(format!(
+                    "gpu {} != cpu {}",
+                    runner::summary(&got),
+                    runner::summary(&oracle)
+                ));
+            }
+        }
+        let expected = match rec.outcome {
+            Outcome::Valid => "ok".to_owned(),
+            _ => rec.error.clone().unwrap_or_default(),
+        };
+        let outcome = match rec.outcome {
+            Outcome::Valid => "valid",
+            Outcome::Invalid => "invalid",
+            Outcome::ImplementationDefined => "impl-def",
+        };
+        println!(
+            "{:<7} {:<8} {:<22} {:<22} {:<22}{gpu_col} {}",
+            rec.id,
+            outcome,
+            expected,
+            runner::summary(&oracle),
+            runner::summary(&fast),
+            if problems.is_empty() {
+                "PASS".to_owned()
+            } else {
+                format!("FAIL {}", problems.join("; "))
+            }
+        );
+        if verbose {
+            match &oracle {
+                Err(e) => println!("        {}: {e}", rec.defect.as_deref().unwrap_or("")),
+                Ok(entries) => println!("        {} entries: {}", entries.len(), rec.description),
+            }
+        }
+        if problems.is_empty() {
+            pass += 1;
+        } else {
+            fail += 1;
+        }
+    }
+    println!("{pass} passed, {fail} failed");
+    if fail > 0 {
+        return Err(format!("{fail} vectors failed"));
+    }
+    Ok(())
+}
+
+fn cmd_example(check: bool) -> Result<(), String> {
+    let path = workspace_root().join("spec/example.md");
+    let text = ibp_conformance::example::example_markdown();
+    if check {
+        let on_disk = std::fs::read_to_string(&path).map_err(|e| e.to_string())?;
+        return if on_disk == text {
+            Ok(())
+        } else {
+            Err("spec/example.md differs from the generator's output".into())
+        };
+    }
+    std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+    println!("wrote {}", path.display());
+    Ok(())
+}
