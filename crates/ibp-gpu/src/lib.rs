@@ -1,1 +1,34 @@
-//! IBP GPU decoder.
+//! IBP GPU decoder: CUDA kernels (`kernels/*.cu`, compiled at run time by NVRTC for the device's
+//! architecture) driven through cudarc.
+//!
+//! - [`GpuDevice`]: one GPU (any ordinal), its context and compiled kernels. Every CUDA path first
+//!   checks that libcuda and libnvrtc load; without them you get [`GpuError::NoGpu`], never a panic.
+//! - [`HostEntry`]: an entry's compressed payload in page-locked, device-mapped, portable host
+//!   memory, shareable by every GPU of the host.
+//! - [`GpuEntry`]: an entry on one GPU (metadata in device memory; payload in device memory or
+//!   mapped host memory) with [`gather`](GpuEntry::gather), range, chunk and whole-entry decodes,
+//!   asynchronous on the caller's stream into the caller's buffer.
+//! - [`baselines`]: copy kernels used by the benchmark (uncompressed gather, record copy).
+//!
+//! Unsafe code lives only in `nvrtc`, `pinned`, `launch` and `ffi_probe`, each block with a
+//! `// SAFETY:` comment.
+#![warn(missing_docs)]
+
+pub mod baselines;
+pub mod device;
+pub mod entry;
+pub mod error;
+mod ffi_probe;
+pub mod kernels;
+mod launch;
+pub mod layout;
+pub mod nvrtc;
+pub mod pinned;
+pub mod status;
+pub mod testdata;
+
+pub use device::{device_count, driver_present, gpu_unavailable_reason, GpuDevice};
+pub use entry::{GpuEntry, HostEntry, PayloadHome, PendingDecode};
+pub use error::{GpuError, GpuResult};
+pub use layout::EntryLayout;
+pub use pinned::PinnedBuffer;

@@ -1,0 +1,153 @@
+//! One GPU: its CUDA context, the kernels compiled for its architecture, and its properties.
+//! Every CUDA path starts here, after checking that the driver library and NVRTC load.
+#![forbid(unsafe_code)]
+
+use crate::error::{GpuError, GpuResult};
+use crate::kernels;
+use crate::nvrtc;
+use cudarc::driver::{sys, CudaContext, CudaFunction, CudaStream};
+use cudarc::nvrtc::Ptx;
+use std::sync::Arc;
+
+/// Whether the CUDA driver library (libcuda) can be loaded. Never panics.
+pub fn driver_present() -> bool {
+    crate::ffi_probe::driver_lib_present()
+}
+
+/// Why no GPU can be used here, or `None` when the driver and NVRTC are present and at least one
+/// device exists.
+pub fn gpu_unavailable_reason() -> Option<String> {
+    if !driver_present() {
+        return Some("no CUDA driver (libcuda not found)".into());
+    }
+    if !nvrtc::nvrtc_present() {
+        return Some("no NVRTC (libnvrtc not found)".into());
+    }
+    match device_count() {
+        Ok(0) => Some("the CUDA driver reports no device".into()),
+        Ok(_) => None,
+        Err(e) => Some(format!("the CUDA driver failed to initialise: {e}")),
+    }
+}
+
+/// Number of CUDA devices (`NoGpu` without a driver).
+pub fn device_count() -> GpuResult<usize> {
+    if !driver_present() {
+        return Err(GpuError::NoGpu("no CUDA driver (libcuda not found)".into()));
+    }
+    std::panic::catch_unwind(CudaContext::device_count)
+        .map_err(|_| GpuError::NoGpu("the CUDA driver could not be loaded".into()))?
+        .map(|n| n.max(0) as usize)
+        .map_err(GpuError::driver("counting devices"))
+}
+
+/// A GPU ready to decode: context, compiled kernels, properties.
+pub struct GpuDevice {
+    ctx: Arc<CudaContext>,
+    pub(crate) gather_fn: CudaFunction,
+    pub(crate) raw_gather_fn: CudaFunction,
+    pub(crate) copy_records_fn: CudaFunction,
+    compute_capability: (i32, i32),
+    sm_count: u32,
+    name: String,
+    max_smem_per_block: u32,
+}
+
+/// Dynamic shared memory `ibp_gather` may use per block (4 warps of staging).
+pub(crate) const GATHER_MAX_SMEM: u32 = 4 * 16 * 1024;
+
+impl GpuDevice {
+    /// Opens device `ordinal`: creates (retains) its primary context, compiles the kernels for its
+    /// compute capability with NVRTC and loads them. `NoGpu` without a driver, NVRTC or device.
+    pub fn new(ordinal: usize) -> GpuResult<Arc<GpuDevice>> {
+        if let Some(why) = gpu_unavailable_reason() {
+            return Err(GpuError::NoGpu(why));
+        }
+        let count = device_count()?;
+        if ordinal >= count {
+            return Err(GpuError::NoGpu(format!(
+                "device ordinal {ordinal} requested, {count} device(s) present"
+            )));
+        }
+        let ctx = CudaContext::new(ordinal).map_err(GpuError::driver("creating the context"))?;
+        let (major, minor) = ctx
+            .compute_capability()
+            .map_err(GpuError::driver("reading the compute capability"))?;
+        let attr = |a| ctx.attribute(a).map_err(GpuError::driver("reading a device attribute"));
+        let sm_count = attr(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32;
+        let max_smem_per_block =
+            attr(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)? as u32;
+        let name = ctx.name().unwrap_or_else(|_| "unknown".into());
+        let load = |module: &kernels::KernelModule| -> GpuResult<Arc<cudarc::driver::CudaModule>> {
+            let cubin = kernels::compile(module, major, minor)?;
+            ctx.load_module(Ptx::from_binary(cubin.as_ref().clone()))
+                .map_err(GpuError::driver(format!("loading {}", module.file)))
+        };
+        let gather_mod = load(&kernels::GATHER)?;
+        let base_mod = load(&kernels::BASELINES)?;
+        let func = |m: &Arc<cudarc::driver::CudaModule>, name: &str| {
+            m.load_function(name)
+                .map_err(GpuError::driver(format!("loading function {name}")))
+        };
+        let gather_fn = func(&gather_mod, "ibp_gather")?;
+        let smem = GATHER_MAX_SMEM.min(max_smem_per_block);
+        gather_fn
+            .set_attribute(
+                sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                smem as i32,
+            )
+            .map_err(GpuError::driver("raising ibp_gather's shared-memory limit"))?;
+        Ok(Arc::new(GpuDevice {
+            gather_fn,
+            raw_gather_fn: func(&base_mod, "ibp_raw_gather")?,
+            copy_records_fn: func(&base_mod, "ibp_copy_records")?,
+            ctx,
+            compute_capability: (major, minor),
+            sm_count,
+            name,
+            max_smem_per_block: smem,
+        }))
+    }
+
+    /// The CUDA context.
+    pub fn context(&self) -> &Arc<CudaContext> {
+        &self.ctx
+    }
+
+    /// Device ordinal.
+    pub fn ordinal(&self) -> usize {
+        self.ctx.ordinal()
+    }
+
+    /// A new non-default stream on this device.
+    pub fn new_stream(&self) -> GpuResult<Arc<CudaStream>> {
+        self.ctx.new_stream().map_err(GpuError::driver("creating a stream"))
+    }
+
+    /// Compute capability `(major, minor)`.
+    pub fn compute_capability(&self) -> (i32, i32) {
+        self.compute_capability
+    }
+
+    /// Number of multiprocessors.
+    pub fn sm_count(&self) -> u32 {
+        self.sm_count
+    }
+
+    /// Device name as the driver reports it.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Shared memory `ibp_gather` may use per block.
+    pub(crate) fn gather_smem_limit(&self) -> u32 {
+        self.max_smem_per_block
+    }
+
+    /// Grid size for `items` warp-sized work items: enough blocks to cover them, at most 32 per SM
+    /// (kernels are grid-stride loops).
+    pub(crate) fn blocks_for(&self, items: u64) -> u32 {
+        let needed = items.div_ceil(crate::launch::WARPS_PER_BLOCK as u64);
+        needed.clamp(1, self.sm_count.max(1) as u64 * 32) as u32
+    }
+}

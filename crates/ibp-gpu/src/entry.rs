@@ -1,0 +1,469 @@
+//! Entries loaded for GPU use, and the decode operations on them: gathers of arbitrary rows,
+//! ranges, whole chunks and whole entries, enqueued on a caller's stream into a caller's buffer.
+#![forbid(unsafe_code)]
+
+use crate::device::GpuDevice;
+use crate::error::{GpuError, GpuResult};
+use crate::launch::{self, GatherParams};
+use crate::layout::EntryLayout;
+use crate::pinned::PinnedBuffer;
+use crate::status::KernelFailure;
+use cudarc::driver::{sys, CudaSlice, CudaStream, DevicePtr, DevicePtrMut};
+use ibp_format::{ChunkMeta, ErrorCode, FormatError};
+use std::sync::Arc;
+
+/// Where a [`GpuEntry`] keeps its compressed payload.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PayloadHome {
+    /// Device memory: a compressed GPU cache.
+    Device,
+    /// Page-locked host memory mapped for the device: kernels read it over the bus (zero-copy).
+    HostMapped,
+}
+
+fn invalid(detail: impl Into<String>) -> GpuError {
+    GpuError::Format(FormatError::new(ErrorCode::InvalidArgument, detail))
+}
+
+/// An entry's layout and compressed payload in page-locked, device-mapped, portable host memory.
+///
+/// One `HostEntry` can back [`GpuEntry`] values on every GPU of the host at once.
+pub struct HostEntry {
+    layout: Arc<EntryLayout>,
+    payload: PinnedBuffer,
+}
+
+impl HostEntry {
+    /// Builds the layout from the chunks' metadata (in row order), checks each payload's length
+    /// and CRC (spec 9.2), and copies the payloads into pinned memory allocated through `device`.
+    pub fn new(
+        device: &GpuDevice,
+        row_bytes: u64,
+        metas: &[ChunkMeta],
+        payloads: &[&[u8]],
+    ) -> GpuResult<Arc<HostEntry>> {
+        let layout = build_layout(row_bytes, metas, payloads)?;
+        let mut payload = PinnedBuffer::new(device.context(), layout.payload_buffer_len as usize)
+            .map_err(GpuError::driver("allocating pinned host memory"))?;
+        let buf = payload.as_mut_slice();
+        for (i, p) in payloads.iter().enumerate() {
+            buf[layout.payload_range(i)].copy_from_slice(p);
+        }
+        Ok(Arc::new(HostEntry {
+            layout: Arc::new(layout),
+            payload,
+        }))
+    }
+
+    /// The entry's layout.
+    pub fn layout(&self) -> &EntryLayout {
+        &self.layout
+    }
+
+    /// The payload buffer (every chunk's payload at its layout offset).
+    pub fn payload(&self) -> &[u8] {
+        self.payload.as_slice()
+    }
+
+    /// The pinned buffer (for baselines that read the same memory).
+    pub fn pinned(&self) -> &PinnedBuffer {
+        &self.payload
+    }
+}
+
+fn build_layout(row_bytes: u64, metas: &[ChunkMeta], payloads: &[&[u8]]) -> GpuResult<EntryLayout> {
+    if metas.len() != payloads.len() {
+        return Err(invalid(format!(
+            "{} chunk metadata values but {} payloads",
+            metas.len(),
+            payloads.len()
+        )));
+    }
+    for (i, (m, p)) in metas.iter().zip(payloads).enumerate() {
+        m.check_payload_crc(p).map_err(|e| e.at(format!("chunk {i}")))?;
+    }
+    Ok(EntryLayout::new(row_bytes, metas)?)
+}
+
+enum Payload {
+    Device(CudaSlice<u8>),
+    Host(Arc<HostEntry>),
+}
+
+/// An entry ready to decode on one GPU: metadata in device memory, payload in device memory or
+/// mapped host memory.
+pub struct GpuEntry {
+    device: Arc<GpuDevice>,
+    layout: Arc<EntryLayout>,
+    chunks: CudaSlice<u8>,
+    meta: CudaSlice<u8>,
+    anchors: CudaSlice<u64>,
+    payload: Payload,
+    payload_ptr: sys::CUdeviceptr,
+    chunks_ptr: sys::CUdeviceptr,
+    meta_ptr: sys::CUdeviceptr,
+    anchors_ptr: sys::CUdeviceptr,
+    stage_bytes: u32,
+}
+
+/// Rows the kernel produces: a list in device memory, or a contiguous range.
+enum Rows<'a> {
+    List(&'a CudaSlice<u64>),
+    Range(u64),
+}
+
+impl GpuEntry {
+    /// Loads an entry from its chunks' metadata and payloads (row order). The payload goes to
+    /// device memory (`PayloadHome::Device`) or to new pinned host memory (`HostMapped`).
+    pub fn load(
+        device: &Arc<GpuDevice>,
+        row_bytes: u64,
+        metas: &[ChunkMeta],
+        payloads: &[&[u8]],
+        home: PayloadHome,
+    ) -> GpuResult<GpuEntry> {
+        match home {
+            PayloadHome::HostMapped => {
+                let host = HostEntry::new(device, row_bytes, metas, payloads)?;
+                GpuEntry::from_host(device, &host, PayloadHome::HostMapped)
+            }
+            PayloadHome::Device => {
+                let layout = build_layout(row_bytes, metas, payloads)?;
+                let mut bytes = vec![0u8; layout.payload_buffer_len as usize];
+                for (i, p) in payloads.iter().enumerate() {
+                    bytes[layout.payload_range(i)].copy_from_slice(p);
+                }
+                let stream = device.context().default_stream();
+                let dev = stream
+                    .clone_htod(&bytes)
+                    .map_err(GpuError::driver("uploading the payload"))?;
+                GpuEntry::assemble(device, Arc::new(layout), Payload::Device(dev))
+            }
+        }
+    }
+
+    /// Uses a host entry on `device`: mapped in place (`HostMapped`, no copy) or copied into
+    /// device memory (`Device`).
+    pub fn from_host(device: &Arc<GpuDevice>, host: &Arc<HostEntry>, home: PayloadHome) -> GpuResult<GpuEntry> {
+        let payload = match home {
+            PayloadHome::HostMapped => Payload::Host(host.clone()),
+            PayloadHome::Device => {
+                let stream = device.context().default_stream();
+                Payload::Device(
+                    stream
+                        .clone_htod(host.payload())
+                        .map_err(GpuError::driver("uploading the payload"))?,
+                )
+            }
+        };
+        GpuEntry::assemble(device, host.layout.clone(), payload)
+    }
+
+    fn assemble(device: &Arc<GpuDevice>, layout: Arc<EntryLayout>, payload: Payload) -> GpuResult<GpuEntry> {
+        let stream = device.context().default_stream();
+        let up = |what: &str, e| GpuError::driver(format!("uploading {what}"))(e);
+        let chunks = stream
+            .clone_htod(&layout.chunk_bytes())
+            .map_err(|e| up("chunk descriptors", e))?;
+        let meta = stream.clone_htod(&layout.meta).map_err(|e| up("metadata", e))?;
+        let anchors = stream.clone_htod(&layout.anchors).map_err(|e| up("the row index", e))?;
+        let payload_ptr = match &payload {
+            Payload::Device(s) => s.device_ptr(&stream).0,
+            Payload::Host(h) => h
+                .payload
+                .device_ptr(device.context())
+                .map_err(GpuError::driver("mapping the pinned payload"))?,
+        };
+        let chunks_ptr = chunks.device_ptr(&stream).0;
+        let meta_ptr = meta.device_ptr(&stream).0;
+        let anchors_ptr = anchors.device_ptr(&stream).0;
+        stream.synchronize().map_err(GpuError::driver("finishing the upload"))?;
+        // Staging per warp: the largest coded record plus the 16-byte zero tail, within the
+        // block's shared-memory budget; longer records are decoded straight from memory.
+        let max_raw = layout.chunks.iter().map(|c| c.raw_padded as u64).max().unwrap_or(16);
+        let budget = (device.gather_smem_limit() / launch::WARPS_PER_BLOCK) as u64 & !15;
+        let stage_bytes = ((max_raw + 15) & !15).saturating_add(32).min(budget) as u32;
+        Ok(GpuEntry {
+            device: device.clone(),
+            layout,
+            chunks,
+            meta,
+            anchors,
+            payload,
+            payload_ptr,
+            chunks_ptr,
+            meta_ptr,
+            anchors_ptr,
+            stage_bytes,
+        })
+    }
+
+    /// The entry's layout.
+    pub fn layout(&self) -> &EntryLayout {
+        &self.layout
+    }
+
+    /// The device this entry lives on.
+    pub fn device(&self) -> &Arc<GpuDevice> {
+        &self.device
+    }
+
+    /// Rows of the entry.
+    pub fn row_count(&self) -> u64 {
+        self.layout.row_count
+    }
+
+    /// Bytes per row.
+    pub fn row_bytes(&self) -> u64 {
+        self.layout.row_bytes
+    }
+
+    /// Device address and readable length of the payload buffer (for baselines).
+    pub fn payload_device_ptr(&self) -> (sys::CUdeviceptr, u64) {
+        (self.payload_ptr, self.layout.payload_buffer_len)
+    }
+
+    /// Where the payload lives.
+    pub fn home(&self) -> PayloadHome {
+        match self.payload {
+            Payload::Device(_) => PayloadHome::Device,
+            Payload::Host(_) => PayloadHome::HostMapped,
+        }
+    }
+
+    fn check_stream(&self, stream: &CudaStream) -> GpuResult<()> {
+        if stream.context().cu_ctx() != self.device.context().cu_ctx() {
+            return Err(invalid("the stream belongs to another device's context"));
+        }
+        Ok(())
+    }
+
+    /// Gathers `rows` (any order, duplicates allowed) into `out` (row `k` of the output is entry row
+    /// `rows[k]`), asynchronously on `stream`. Every index is checked first (`E_ROW_INDEX`);
+    /// `out` must hold at least `rows.len() * row_bytes` bytes. Call [`PendingDecode::wait`] to learn
+    /// whether the rows decoded (`E_ROW_LENGTH`, `E_PADDING`, ... name the failing row).
+    pub fn gather<O: DevicePtrMut<u8>>(
+        &self,
+        rows: &[u64],
+        out: &mut O,
+        stream: &Arc<CudaStream>,
+    ) -> GpuResult<PendingDecode<'_>> {
+        self.layout.check_rows(rows)?;
+        self.check_stream(stream)?;
+        if rows.is_empty() {
+            return Ok(PendingDecode::empty(stream));
+        }
+        let list = stream
+            .clone_htod(rows)
+            .map_err(GpuError::driver("uploading row indices"))?;
+        let mut pending = self.launch(Rows::List(&list), rows.len() as u64, out, stream)?;
+        pending.rows = Some(list);
+        Ok(pending)
+    }
+
+    /// Gathers rows whose indices are already in device memory (`rows[..count]`); indices are
+    /// checked by the kernel (`E_ROW_INDEX` from [`PendingDecode::wait`]).
+    pub fn gather_device_rows<O: DevicePtrMut<u8>>(
+        &self,
+        rows: &CudaSlice<u64>,
+        out: &mut O,
+        stream: &Arc<CudaStream>,
+    ) -> GpuResult<PendingDecode<'_>> {
+        self.check_stream(stream)?;
+        if rows.is_empty() {
+            return Ok(PendingDecode::empty(stream));
+        }
+        self.launch(Rows::List(rows), rows.len() as u64, out, stream)
+    }
+
+    /// Decodes rows `first .. first + count` into `out`.
+    pub fn decode_range<O: DevicePtrMut<u8>>(
+        &self,
+        first: u64,
+        count: u64,
+        out: &mut O,
+        stream: &Arc<CudaStream>,
+    ) -> GpuResult<PendingDecode<'_>> {
+        self.check_stream(stream)?;
+        let end = first.checked_add(count);
+        if end.is_none_or(|e| e > self.layout.row_count) {
+            return Err(GpuError::Format(FormatError::new(
+                ErrorCode::RowIndex,
+                format!(
+                    "rows {first}..{first}+{count} exceed the entry's {} rows",
+                    self.layout.row_count
+                ),
+            )));
+        }
+        if count == 0 {
+            return Ok(PendingDecode::empty(stream));
+        }
+        self.launch(Rows::Range(first), count, out, stream)
+    }
+
+    /// Decodes chunk `chunk` (all its rows) into `out`.
+    pub fn decode_chunk<O: DevicePtrMut<u8>>(
+        &self,
+        chunk: usize,
+        out: &mut O,
+        stream: &Arc<CudaStream>,
+    ) -> GpuResult<PendingDecode<'_>> {
+        let c = self.layout.chunks.get(chunk).ok_or_else(|| {
+            GpuError::Format(FormatError::new(
+                ErrorCode::RowIndex,
+                format!("chunk {chunk} requested, entry has {}", self.layout.chunks.len()),
+            ))
+        })?;
+        self.decode_range(c.first_row, c.row_count as u64, out, stream)
+    }
+
+    /// Decodes the whole entry into `out`.
+    pub fn decode_all<O: DevicePtrMut<u8>>(
+        &self,
+        out: &mut O,
+        stream: &Arc<CudaStream>,
+    ) -> GpuResult<PendingDecode<'_>> {
+        self.decode_range(0, self.layout.row_count, out, stream)
+    }
+
+    fn launch<O: DevicePtrMut<u8>>(
+        &self,
+        rows: Rows<'_>,
+        count: u64,
+        out: &mut O,
+        stream: &Arc<CudaStream>,
+    ) -> GpuResult<PendingDecode<'_>> {
+        let need = count
+            .checked_mul(self.layout.row_bytes)
+            .ok_or_else(|| invalid("output size overflows"))?;
+        if (out.len() as u64) < need {
+            return Err(invalid(format!(
+                "output buffer holds {} bytes, {count} rows of {} need {need}",
+                out.len(),
+                self.layout.row_bytes
+            )));
+        }
+        // Zeroed status word (IBP_STATUS_CLEAR == 0): an async allocation and memset on the stream.
+        let status = stream
+            .alloc_zeros::<u64>(1)
+            .map_err(GpuError::driver("allocating the status word"))?;
+        let (rows_ptr, first_row) = match rows {
+            Rows::List(list) => (list.device_ptr(stream).0, 0),
+            Rows::Range(first) => (0, first),
+        };
+        let (out_ptr, _out_guard) = out.device_ptr_mut(stream);
+        if out_ptr % 8 != 0 {
+            return Err(invalid("the output buffer must be 8-byte aligned"));
+        }
+        let status_ptr = status.device_ptr(stream).0;
+        let p = GatherParams {
+            payload: self.payload_ptr,
+            payload_size: self.layout.payload_buffer_len,
+            chunks: self.chunks_ptr,
+            meta: self.meta_ptr,
+            meta_size: self.layout.meta.len() as u64,
+            anchors: self.anchors_ptr,
+            anchor_count: self.layout.anchors.len() as u64,
+            entry_rows: self.layout.row_count,
+            rows: rows_ptr,
+            first_row,
+            count,
+            out: out_ptr,
+            status: status_ptr,
+            chunk_count: self.layout.chunks.len() as u32,
+            row_bytes: self.layout.row_bytes as u32,
+            stage_bytes: self.stage_bytes,
+            reserved: 0,
+        };
+        launch::gather(&self.device.gather_fn, stream, &p, self.device.blocks_for(count))
+            .map_err(GpuError::driver("launching ibp_gather"))?;
+        Ok(PendingDecode {
+            status: Some(status),
+            stream: stream.clone(),
+            rows: None,
+            first_row,
+            _entry: std::marker::PhantomData,
+            done: false,
+        })
+    }
+}
+
+impl Drop for GpuEntry {
+    fn drop(&mut self) {
+        // Buffers are freed on the context's default stream; make sure no other stream still reads them.
+        let _ = self.device.context().synchronize();
+        let _ = (&self.chunks, &self.meta, &self.anchors, &self.payload);
+    }
+}
+
+/// A decode enqueued on a stream. [`wait`](PendingDecode::wait) synchronises the stream and turns
+/// the kernel's status word into a typed error. Dropping it without waiting synchronises too.
+#[must_use = "a decode's errors are only reported by wait()"]
+pub struct PendingDecode<'a> {
+    status: Option<CudaSlice<u64>>,
+    stream: Arc<CudaStream>,
+    rows: Option<CudaSlice<u64>>,
+    first_row: u64,
+    _entry: std::marker::PhantomData<&'a GpuEntry>,
+    done: bool,
+}
+
+impl PendingDecode<'_> {
+    fn empty(stream: &Arc<CudaStream>) -> Self {
+        PendingDecode {
+            status: None,
+            stream: stream.clone(),
+            rows: None,
+            first_row: 0,
+            _entry: std::marker::PhantomData,
+            done: false,
+        }
+    }
+
+    /// Waits for the decode and reports the first failing request (lowest index) as a typed error.
+    pub fn wait(mut self) -> GpuResult<()> {
+        self.done = true;
+        self.stream
+            .synchronize()
+            .map_err(GpuError::driver("waiting for the decode"))?;
+        let Some(status) = self.status.as_ref() else {
+            return Ok(());
+        };
+        let word = self
+            .stream
+            .clone_dtoh(status)
+            .map_err(GpuError::driver("reading the status word"))?[0];
+        let Some(failure) = KernelFailure::from_word(word) else {
+            return Ok(());
+        };
+        let k = failure.request;
+        let row = match &self.rows {
+            Some(list) if k < list.len() as u64 => self
+                .stream
+                .clone_dtoh(&list.slice(k as usize..k as usize + 1))
+                .map(|v| v[0].to_string())
+                .unwrap_or_else(|_| "?".into()),
+            Some(_) => "?".into(),
+            None => (self.first_row + k).to_string(),
+        };
+        let what = match failure.error_code() {
+            ErrorCode::RowIndex => "row index out of range",
+            ErrorCode::RowLength => "record length differs from the length its contents require",
+            ErrorCode::Padding => "non-zero padding in the record",
+            ErrorCode::GroupId => "group id not below the group count",
+            _ => "record outside its chunk's payload",
+        };
+        Err(GpuError::Format(FormatError::new(
+            failure.error_code(),
+            format!("row {row} (request {k}): {what}"),
+        )))
+    }
+}
+
+impl Drop for PendingDecode<'_> {
+    fn drop(&mut self) {
+        if !self.done {
+            let _ = self.stream.synchronize();
+        }
+    }
+}

@@ -1,0 +1,84 @@
+//! The CUDA sources in `kernels/`, embedded at build time and compiled at run time by NVRTC for the
+//! device's architecture.
+#![forbid(unsafe_code)]
+
+use crate::error::{GpuError, GpuResult};
+use crate::nvrtc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// `kernels/ibp_status.h`: status codes and shared structs, prepended to every module.
+pub const STATUS_H: &str = include_str!("../../../kernels/ibp_status.h");
+
+/// One kernel module (one `.cu` file).
+#[derive(Debug, Clone, Copy)]
+pub struct KernelModule {
+    /// File name in `kernels/`.
+    pub file: &'static str,
+    /// The file's text.
+    pub body: &'static str,
+    /// `extern "C"` entry points the module defines.
+    pub functions: &'static [&'static str],
+}
+
+/// The decoder.
+pub const GATHER: KernelModule = KernelModule {
+    file: "ibp_gather.cu",
+    body: include_str!("../../../kernels/ibp_gather.cu"),
+    functions: &["ibp_gather"],
+};
+
+/// Benchmark baselines (uncompressed gather, record copy).
+pub const BASELINES: KernelModule = KernelModule {
+    file: "ibp_baselines.cu",
+    body: include_str!("../../../kernels/ibp_baselines.cu"),
+    functions: &["ibp_raw_gather", "ibp_copy_records"],
+};
+
+/// Every module.
+pub const ALL_MODULES: [KernelModule; 2] = [GATHER, BASELINES];
+
+impl KernelModule {
+    /// The source NVRTC compiles: `ibp_status.h`, then the file (with a `#line` so diagnostics
+    /// point into the right file).
+    pub fn full_source(&self) -> String {
+        format!(
+            "#line 1 \"ibp_status.h\"\n{STATUS_H}\n#line 1 \"{}\"\n{}",
+            self.file, self.body
+        )
+    }
+}
+
+/// NVRTC options for compute capability `major.minor`: a real architecture, so the result is a
+/// cubin with no PTX JIT step on the driver.
+pub fn compile_options(major: i32, minor: i32) -> Vec<String> {
+    vec![
+        format!("--gpu-architecture=sm_{major}{minor}"),
+        "--std=c++17".into(),
+        "-lineinfo".into(),
+    ]
+}
+
+/// Compiles `module` for `sm_{major}{minor}`, caching the cubin per (module, architecture).
+pub fn compile(module: &KernelModule, major: i32, minor: i32) -> GpuResult<Arc<Vec<u8>>> {
+    type Cache = Mutex<HashMap<(&'static str, i32, i32), Arc<Vec<u8>>>>;
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    let key = (module.file, major, minor);
+    if let Some(c) = cache.lock().expect("kernel cache poisoned").get(&key) {
+        return Ok(c.clone());
+    }
+    if !nvrtc::nvrtc_present() {
+        return Err(GpuError::NoGpu("NVRTC (libnvrtc) not found".into()));
+    }
+    let compiled =
+        nvrtc::compile_cubin(&module.full_source(), module.file, &compile_options(major, minor)).map_err(|log| {
+            GpuError::Compile {
+                module: module.file.into(),
+                log,
+            }
+        })?;
+    let cubin = Arc::new(compiled.cubin);
+    cache.lock().expect("kernel cache poisoned").insert(key, cubin.clone());
+    Ok(cubin)
+}

@@ -1,0 +1,141 @@
+//! Kernel launches: the parameter struct shared with `kernels/ibp_status.h` (`IbpGatherParams`) and
+//! one function per entry point. Callers check every pointer and size beforehand.
+
+use cudarc::driver::{sys, CudaFunction, CudaStream, DeviceRepr, DriverError, LaunchConfig, PushKernelArg};
+
+/// Parameters of `ibp_gather` (mirrors `IbpGatherParams`: 13 `u64`, then 4 `u32`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct GatherParams {
+    pub payload: sys::CUdeviceptr,
+    pub payload_size: u64,
+    pub chunks: sys::CUdeviceptr,
+    pub meta: sys::CUdeviceptr,
+    pub meta_size: u64,
+    pub anchors: sys::CUdeviceptr,
+    pub anchor_count: u64,
+    pub entry_rows: u64,
+    pub rows: sys::CUdeviceptr,
+    pub first_row: u64,
+    pub count: u64,
+    pub out: sys::CUdeviceptr,
+    pub status: sys::CUdeviceptr,
+    pub chunk_count: u32,
+    pub row_bytes: u32,
+    pub stage_bytes: u32,
+    pub reserved: u32,
+}
+
+// SAFETY: `GatherParams` is `#[repr(C)]`, made only of integers, with the field order and sizes of
+// `IbpGatherParams` (checked by `params_match_header` below), so its bytes are a valid kernel argument.
+unsafe impl DeviceRepr for GatherParams {}
+
+/// Warps per block of every kernel (`IBP_WARPS_PER_BLOCK`).
+pub(crate) const WARPS_PER_BLOCK: u32 = 4;
+
+fn config(blocks: u32, smem: u32) -> LaunchConfig {
+    LaunchConfig {
+        grid_dim: (blocks.max(1), 1, 1),
+        block_dim: (32 * WARPS_PER_BLOCK, 1, 1),
+        shared_mem_bytes: smem,
+    }
+}
+
+/// Launches `ibp_gather` on `stream`.
+///
+/// The caller guarantees: `p.payload`, `p.chunks`, `p.meta`, `p.anchors` point to device-readable
+/// memory of at least the sizes given in `p` (chunks: `chunk_count` descriptors), `p.rows` is null or
+/// holds `p.count` `u64`s, `p.out` is writable for `p.count * p.row_bytes` bytes and 8-byte aligned,
+/// `p.status` is one writable `u64`, and all of them stay alive until the launch completes.
+pub(crate) fn gather(
+    func: &CudaFunction,
+    stream: &CudaStream,
+    p: &GatherParams,
+    blocks: u32,
+) -> Result<(), DriverError> {
+    let smem = p.stage_bytes * WARPS_PER_BLOCK;
+    let mut b = stream.launch_builder(func);
+    b.arg(p);
+    // SAFETY: the kernel reads/writes only within the buffers described by `p` (it bounds-checks
+    // every index against the sizes in `p`), which the caller guarantees valid as documented above.
+    unsafe { b.launch(config(blocks, smem)) }?;
+    Ok(())
+}
+
+/// Launches `ibp_raw_gather`: `count` rows of `row_bytes` from `src` at `rows` to `out` (the kernel
+/// skips indices not below `src_rows`).
+///
+/// The caller guarantees: `src` is readable for `src_rows * row_bytes` bytes, `rows` holds `count`
+/// indices, `out` is writable for `count * row_bytes` bytes, all alive until completion.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn raw_gather(
+    func: &CudaFunction,
+    stream: &CudaStream,
+    src: sys::CUdeviceptr,
+    src_rows: u64,
+    row_bytes: u64,
+    rows: sys::CUdeviceptr,
+    count: u64,
+    out: sys::CUdeviceptr,
+    blocks: u32,
+) -> Result<(), DriverError> {
+    let mut b = stream.launch_builder(func);
+    b.arg(&src)
+        .arg(&src_rows)
+        .arg(&row_bytes)
+        .arg(&rows)
+        .arg(&count)
+        .arg(&out);
+    // SAFETY: per the caller's guarantees above the kernel stays within `src`, `rows` and `out`.
+    unsafe { b.launch(config(blocks, 0)) }?;
+    Ok(())
+}
+
+/// Launches `ibp_copy_records`: record `k` (`spans[2k]` offset, `spans[2k+1]` length) of `src` to
+/// `out + k * out_stride`.
+///
+/// The caller guarantees: `src` is readable for `src_len` bytes (the kernel skips spans outside it
+/// or longer than `out_stride`), `spans` holds `2 * count` values, `out` is writable for
+/// `count * out_stride` bytes, all alive until completion.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn copy_records(
+    func: &CudaFunction,
+    stream: &CudaStream,
+    src: sys::CUdeviceptr,
+    src_len: u64,
+    spans: sys::CUdeviceptr,
+    count: u64,
+    out: sys::CUdeviceptr,
+    out_stride: u64,
+    blocks: u32,
+) -> Result<(), DriverError> {
+    let mut b = stream.launch_builder(func);
+    b.arg(&src)
+        .arg(&src_len)
+        .arg(&spans)
+        .arg(&count)
+        .arg(&out)
+        .arg(&out_stride);
+    // SAFETY: per the caller's guarantees above the kernel stays within `src`, `spans` and `out`.
+    unsafe { b.launch(config(blocks, 0)) }?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn params_match_header() {
+        assert_eq!(std::mem::size_of::<super::GatherParams>(), 13 * 8 + 4 * 4);
+        let header = include_str!("../../../kernels/ibp_status.h");
+        let start = header.find("struct IbpGatherParams {").unwrap();
+        let body = &header[start..header[start..].find("};").unwrap() + start];
+        let fields: Vec<&str> = body.lines().skip(1).map(str::trim).filter(|l| !l.is_empty()).collect();
+        assert_eq!(fields.len(), 17);
+        let (wide, narrow) = fields.split_at(13);
+        assert!(
+            wide.iter().all(|l| l.contains('*') || l.starts_with("ibp_u64")),
+            "{wide:?}"
+        );
+        assert!(narrow.iter().all(|l| l.starts_with("ibp_u32")), "{narrow:?}");
+    }
+}

@@ -1,0 +1,349 @@
+//! Host-side layout of an entry loaded for GPU use: chunk descriptors, one metadata buffer
+//! (masks, bitvals, group ids, row lengths), the row index (one `u64` anchor per 32 rows) and
+//! where each chunk's payload sits in the payload buffer.
+//!
+//! Everything here is computed on the CPU from validated [`ChunkMeta`] values and checked again by
+//! the kernels before use. `ChunkDesc` is the twin of `IbpChunk` in `kernels/ibp_status.h`.
+#![forbid(unsafe_code)]
+
+use ibp_format::{ensure, ChunkMeta, ErrorCode, FormatError, Result};
+
+/// Byte alignment of every chunk payload inside the payload buffer (keeps each record's
+/// alignment `A <= 128` as in the file, spec 3.3).
+pub const PAYLOAD_ALIGN: u64 = 128;
+/// Zero bytes after the last payload (never read by a valid record; a guard for vector loads).
+pub const PAYLOAD_SLACK: u64 = 128;
+/// Rows per row-index anchor.
+pub const ANCHOR_ROWS: u64 = 32;
+
+/// One chunk of a loaded entry, as the kernels read it (80 bytes, `#[repr(C)]`, mirrors `IbpChunk`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ChunkDesc {
+    /// Entry row index of the chunk's first row.
+    pub first_row: u64,
+    /// Byte offset of the chunk's payload in the payload buffer.
+    pub payload_offset: u64,
+    /// Bytes of row records.
+    pub payload_len: u64,
+    /// Byte offset of the Mask words in the metadata buffer (Bitval words follow).
+    pub masks_offset: u64,
+    /// Byte offset of the stored row lengths in the metadata buffer.
+    pub lengths_offset: u64,
+    /// Byte offset of the group ids in the metadata buffer (unused when `G == 1`).
+    pub groups_offset: u64,
+    /// Index of the chunk's first anchor in the anchor array.
+    pub anchors_index: u64,
+    /// Rows in the chunk.
+    pub row_count: u32,
+    /// Words per row `n`.
+    pub words_per_row: u32,
+    /// `align_up(row_bytes, A)`.
+    pub raw_padded: u32,
+    /// Added to every stored row length.
+    pub length_base: u32,
+    /// `W / 8`.
+    pub word_bytes: u8,
+    /// `log2(A)`.
+    pub align_log2: u8,
+    /// Width of a stored row length.
+    pub length_bytes: u8,
+    /// Zero.
+    pub reserved0: u8,
+    /// Group count `G`.
+    pub group_count: u16,
+    /// Zero.
+    pub reserved1: u16,
+}
+
+impl ChunkDesc {
+    /// Size of the descriptor in bytes.
+    pub const SIZE: usize = 80;
+
+    /// Little-endian bytes exactly as `IbpChunk` lays them out.
+    pub fn to_bytes(&self) -> [u8; 80] {
+        let mut out = [0u8; 80];
+        let u64s = [
+            self.first_row,
+            self.payload_offset,
+            self.payload_len,
+            self.masks_offset,
+            self.lengths_offset,
+            self.groups_offset,
+            self.anchors_index,
+        ];
+        for (i, v) in u64s.iter().enumerate() {
+            out[i * 8..i * 8 + 8].copy_from_slice(&v.to_le_bytes());
+        }
+        let u32s = [self.row_count, self.words_per_row, self.raw_padded, self.length_base];
+        for (i, v) in u32s.iter().enumerate() {
+            out[56 + i * 4..60 + i * 4].copy_from_slice(&v.to_le_bytes());
+        }
+        out[72] = self.word_bytes;
+        out[73] = self.align_log2;
+        out[74] = self.length_bytes;
+        out[75] = self.reserved0;
+        out[76..78].copy_from_slice(&self.group_count.to_le_bytes());
+        out[78..80].copy_from_slice(&self.reserved1.to_le_bytes());
+        out
+    }
+}
+
+/// The layout of one entry for the GPU: everything but the payload bytes themselves.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EntryLayout {
+    /// Bytes per decoded row.
+    pub row_bytes: u64,
+    /// Rows of the entry.
+    pub row_count: u64,
+    /// One descriptor per chunk, in row order.
+    pub chunks: Vec<ChunkDesc>,
+    /// Masks, bitvals, group ids and row lengths of every chunk (8-byte aligned sections).
+    pub meta: Vec<u8>,
+    /// Payload offset (within its chunk) of rows 0, 32, 64, ... of every chunk.
+    pub anchors: Vec<u64>,
+    /// Bytes of the payload buffer (all payloads, 128-byte aligned, plus slack).
+    pub payload_buffer_len: u64,
+    /// Record offsets of every chunk (`row_count + 1` each), kept for the host-side helpers.
+    row_offsets: Vec<Vec<u64>>,
+}
+
+fn push_aligned(meta: &mut Vec<u8>, bytes: &[u8]) -> u64 {
+    while meta.len() % 8 != 0 {
+        meta.push(0);
+    }
+    let at = meta.len() as u64;
+    meta.extend_from_slice(bytes);
+    at
+}
+
+fn layout_err(detail: impl Into<String>) -> FormatError {
+    FormatError::new(ErrorCode::Layout, detail)
+}
+
+impl EntryLayout {
+    /// Builds the layout of an entry of `row_bytes`-byte rows from its chunks' metadata, in row order.
+    ///
+    /// Each chunk must describe rows of `row_bytes` bytes and carry a consistent row index
+    /// (`ChunkMeta::parse` guarantees both for chunks read from a file; hand-built values are
+    /// checked again here).
+    pub fn new(row_bytes: u64, chunks: &[ChunkMeta]) -> Result<EntryLayout> {
+        let mut descs = Vec::with_capacity(chunks.len());
+        let mut meta = Vec::new();
+        let mut anchors = Vec::new();
+        let mut row_offsets = Vec::with_capacity(chunks.len());
+        let mut first_row = 0u64;
+        let mut payload_at = 0u64;
+        for (ci, c) in chunks.iter().enumerate() {
+            let at = |e: FormatError| e.at(format!("chunk {ci}"));
+            ensure!(
+                c.row_bytes() == row_bytes,
+                ErrorCode::ChunkHeader,
+                "chunk {ci}: {}-byte rows, entry has {row_bytes}",
+                c.row_bytes()
+            );
+            let n = c.words_per_row as usize;
+            let g = c.group_count as usize;
+            let rows = c.row_count as usize;
+            let w = c.word_width.bytes() as usize;
+            ensure!(
+                c.masks.len() == g * n && c.bitvals.len() == g * n,
+                ErrorCode::Layout,
+                "chunk {ci}: mask/bitval arrays do not hold G*n words"
+            );
+            ensure!(
+                (g == 1 && c.group_ids.is_empty()) || (g > 1 && c.group_ids.len() == rows),
+                ErrorCode::Layout,
+                "chunk {ci}: group id count does not match"
+            );
+            ensure!(
+                c.row_lengths.len() == rows && c.row_offsets.len() == rows + 1,
+                ErrorCode::Layout,
+                "chunk {ci}: row index does not hold {rows} rows"
+            );
+            ensure!(
+                matches!(c.length_bytes, 1 | 2 | 4) && c.align_log2 <= 7 && rows >= 1,
+                ErrorCode::ChunkHeader,
+                "chunk {ci}: header fields out of range"
+            );
+            // The stored lengths must reproduce the offsets (the kernels recompute them).
+            let align = c.align();
+            let raw_padded = c.raw_padded();
+            let mut acc = 0u64;
+            for (r, &stored) in c.row_lengths.iter().enumerate() {
+                let len = (c.length_base as u64 + stored as u64) * align;
+                if len == 0 || len > raw_padded || c.row_offsets[r] != acc {
+                    return Err(at(FormatError::new(
+                        ErrorCode::RowLength,
+                        format!("row {r}: record length {len} or offset disagrees with the index"),
+                    )));
+                }
+                if c.length_bytes < 4 && stored >> (8 * c.length_bytes as u32) != 0 {
+                    return Err(at(layout_err(format!(
+                        "row {r}: stored length {stored} does not fit {} bytes",
+                        c.length_bytes
+                    ))));
+                }
+                acc += len;
+            }
+            ensure!(
+                acc == c.payload_len && c.row_offsets[rows] == acc,
+                ErrorCode::Layout,
+                "chunk {ci}: records add up to {acc} bytes, payload_len is {}",
+                c.payload_len
+            );
+            let mut words = Vec::with_capacity(2 * g * n * w);
+            for &v in c.masks.iter().chain(c.bitvals.iter()) {
+                words.extend_from_slice(&v.to_le_bytes()[..w]);
+            }
+            let masks_offset = push_aligned(&mut meta, &words);
+            let groups_offset = if g > 1 {
+                push_aligned(&mut meta, &c.group_ids)
+            } else {
+                0
+            };
+            let mut lens = Vec::with_capacity(rows * c.length_bytes as usize);
+            for &l in &c.row_lengths {
+                lens.extend_from_slice(&l.to_le_bytes()[..c.length_bytes as usize]);
+            }
+            let lengths_offset = push_aligned(&mut meta, &lens);
+            let anchors_index = anchors.len() as u64;
+            anchors.extend(c.row_offsets[..rows].iter().step_by(ANCHOR_ROWS as usize));
+            descs.push(ChunkDesc {
+                first_row,
+                payload_offset: payload_at,
+                payload_len: c.payload_len,
+                masks_offset,
+                lengths_offset,
+                groups_offset,
+                anchors_index,
+                row_count: c.row_count,
+                words_per_row: c.words_per_row,
+                raw_padded: raw_padded as u32,
+                length_base: c.length_base,
+                word_bytes: w as u8,
+                align_log2: c.align_log2,
+                length_bytes: c.length_bytes,
+                reserved0: 0,
+                group_count: g as u16,
+                reserved1: 0,
+            });
+            row_offsets.push(c.row_offsets.clone());
+            first_row = first_row
+                .checked_add(rows as u64)
+                .ok_or_else(|| layout_err("row count overflows"))?;
+            payload_at = payload_at
+                .checked_add(c.payload_len)
+                .and_then(|v| ibp_format::align_up(v, PAYLOAD_ALIGN))
+                .ok_or_else(|| layout_err("payload size overflows"))?;
+        }
+        while meta.len() % 8 != 0 || meta.is_empty() {
+            meta.push(0);
+        }
+        if anchors.is_empty() {
+            anchors.push(0);
+        }
+        Ok(EntryLayout {
+            row_bytes,
+            row_count: first_row,
+            chunks: descs,
+            meta,
+            anchors,
+            payload_buffer_len: payload_at + PAYLOAD_SLACK,
+            row_offsets,
+        })
+    }
+
+    /// Chunk descriptors as bytes (what is uploaded).
+    pub fn chunk_bytes(&self) -> Vec<u8> {
+        self.chunks.iter().flat_map(|c| c.to_bytes()).collect()
+    }
+
+    /// `(chunk index, row within the chunk)` of entry row `row`, or `E_ROW_INDEX`.
+    pub fn locate(&self, row: u64) -> Result<(usize, u64)> {
+        ensure!(
+            row < self.row_count,
+            ErrorCode::RowIndex,
+            "row {row} is not below the entry's {} rows",
+            self.row_count
+        );
+        let ci = self.chunks.partition_point(|c| c.first_row <= row) - 1;
+        Ok((ci, row - self.chunks[ci].first_row))
+    }
+
+    /// Byte range of row `row`'s record in the payload buffer.
+    pub fn record_span(&self, row: u64) -> Result<(u64, u64)> {
+        let (ci, r) = self.locate(row)?;
+        let offs = &self.row_offsets[ci];
+        let start = self.chunks[ci].payload_offset + offs[r as usize];
+        Ok((start, offs[r as usize + 1] - offs[r as usize]))
+    }
+
+    /// Byte range of chunk `chunk`'s payload in the payload buffer.
+    pub fn payload_range(&self, chunk: usize) -> std::ops::Range<usize> {
+        let c = &self.chunks[chunk];
+        c.payload_offset as usize..(c.payload_offset + c.payload_len) as usize
+    }
+
+    /// Checks `rows` against the entry (`E_ROW_INDEX` naming the first bad position).
+    pub fn check_rows(&self, rows: &[u64]) -> Result<()> {
+        if let Some((k, &r)) = rows.iter().enumerate().find(|(_, &r)| r >= self.row_count) {
+            return Err(FormatError::new(
+                ErrorCode::RowIndex,
+                format!("request {k}: row {r} is not below the entry's {} rows", self.row_count),
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn descriptor_matches_header_layout() {
+        // Field offsets of IbpChunk in kernels/ibp_status.h: 7 u64, 4 u32, 4 u8, 2 u16.
+        let d = ChunkDesc {
+            first_row: 1,
+            payload_offset: 2,
+            payload_len: 3,
+            masks_offset: 4,
+            lengths_offset: 5,
+            groups_offset: 6,
+            anchors_index: 7,
+            row_count: 8,
+            words_per_row: 9,
+            raw_padded: 10,
+            length_base: 11,
+            word_bytes: 12,
+            align_log2: 13,
+            length_bytes: 14,
+            reserved0: 0,
+            group_count: 15,
+            reserved1: 0,
+        };
+        let b = d.to_bytes();
+        assert_eq!(std::mem::size_of::<ChunkDesc>(), ChunkDesc::SIZE);
+        for i in 0..7 {
+            assert_eq!(
+                u64::from_le_bytes(b[i * 8..i * 8 + 8].try_into().unwrap()),
+                i as u64 + 1
+            );
+        }
+        for i in 0..4 {
+            let v = u32::from_le_bytes(b[56 + i * 4..60 + i * 4].try_into().unwrap());
+            assert_eq!(v, i as u32 + 8);
+        }
+        assert_eq!(&b[72..75], &[12, 13, 14]);
+        assert_eq!(u16::from_le_bytes([b[76], b[77]]), 15);
+        let header = include_str!("../../../kernels/ibp_status.h");
+        let start = header.find("struct IbpChunk {").unwrap();
+        let body = &header[start..header[start..].find("};").unwrap() + start];
+        let count = |ty: &str| body.matches(&format!("    {ty} ")).count();
+        assert_eq!(
+            (count("ibp_u64"), count("ibp_u32"), count("ibp_u8"), count("ibp_u16")),
+            (7, 4, 4, 2)
+        );
+    }
+}

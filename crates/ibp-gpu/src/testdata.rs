@@ -1,0 +1,195 @@
+//! Data for tests and benchmarks: a small deterministic RNG, synthetic row generators, a
+//! `.npy` reader and a helper that encodes rows into chunks with the CPU encoder.
+#![forbid(unsafe_code)]
+
+use ibp_codec::{encode_chunk, EncodeOptions};
+use ibp_format::{ChunkMeta, ErrorCode, FormatError, Result};
+
+/// SplitMix64: deterministic, fast, good enough for test data and random row indices.
+#[derive(Debug, Clone)]
+pub struct Rng(u64);
+
+impl Rng {
+    /// A generator from a seed.
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed ^ 0x9E37_79B9_7F4A_7C15)
+    }
+
+    /// Next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..n` (`n > 0`).
+    pub fn below(&mut self, n: u64) -> u64 {
+        ((self.next_u64() as u128 * n as u128) >> 64) as u64
+    }
+
+    /// Uniform in `[0, 1)`.
+    pub fn unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// Approximately standard normal (sum of 4 uniforms, rescaled).
+    pub fn normal(&mut self) -> f64 {
+        let s: f64 = (0..4).map(|_| self.unit()).sum();
+        (s - 2.0) * (3.0f64).sqrt()
+    }
+}
+
+/// Rows of `f32` values drawn from a normal distribution of standard deviation `sigma`, with the
+/// low `drop_mantissa_bits` mantissa bits cleared (like weights stored at reduced precision).
+/// `row_bytes` must be a multiple of 4.
+pub fn float_rows(rng: &mut Rng, rows: usize, row_bytes: usize, sigma: f64, drop_mantissa_bits: u32) -> Vec<u8> {
+    let keep = !((1u32 << drop_mantissa_bits) - 1);
+    let mut out = Vec::with_capacity(rows * row_bytes);
+    for _ in 0..rows * row_bytes / 4 {
+        let v = (rng.normal() * sigma) as f32;
+        out.extend_from_slice(&(v.to_bits() & keep).to_le_bytes());
+    }
+    out
+}
+
+/// Sparse `f32` rows: each value is non-zero with probability `density` (then 1.0 or a random
+/// small float).
+pub fn sparse_rows(rng: &mut Rng, rows: usize, row_bytes: usize, density: f64) -> Vec<u8> {
+    let mut out = Vec::with_capacity(rows * row_bytes);
+    for _ in 0..rows * row_bytes / 4 {
+        let v: f32 = if rng.unit() < density {
+            if rng.unit() < 0.5 {
+                1.0
+            } else {
+                rng.normal() as f32
+            }
+        } else {
+            0.0
+        };
+        out.extend_from_slice(&v.to_bits().to_le_bytes());
+    }
+    out
+}
+
+/// Rows of `word_bytes`-byte words with per-position structure: each word position has a base
+/// value and a number of free low bits; a row's word is the base with random free bits (with
+/// probability `1 - noise`) or a fully random word. A fraction `raw_rows` of rows is fully random.
+pub fn patterned_rows(
+    rng: &mut Rng,
+    rows: usize,
+    row_bytes: usize,
+    word_bytes: usize,
+    noise: f64,
+    raw_rows: f64,
+) -> Vec<u8> {
+    let n = row_bytes / word_bytes;
+    let bits = word_bytes as u32 * 8;
+    let wmask = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+    let bases: Vec<u64> = (0..n).map(|_| rng.next_u64() & wmask).collect();
+    let frees: Vec<u64> = (0..n)
+        .map(|_| {
+            let f = rng.below(bits as u64 + 1) as u32;
+            let low = if f == 64 { u64::MAX } else { (1u64 << f) - 1 };
+            // Sometimes a split run of free bits (exercises multi-run deposits).
+            if rng.unit() < 0.3 {
+                (low | (rng.next_u64() & (rng.next_u64() | rng.next_u64()))) & wmask
+            } else {
+                low & wmask
+            }
+        })
+        .collect();
+    let mut out = Vec::with_capacity(rows * row_bytes);
+    for _ in 0..rows {
+        let random_row = rng.unit() < raw_rows;
+        for j in 0..n {
+            let w = if random_row || rng.unit() < noise {
+                rng.next_u64() & wmask
+            } else {
+                (bases[j] & !frees[j]) | (rng.next_u64() & frees[j])
+            };
+            out.extend_from_slice(&w.to_le_bytes()[..word_bytes]);
+        }
+    }
+    out
+}
+
+/// Encodes `data` (rows of `row_bytes`) into chunks of at most `chunk_rows` rows with the CPU
+/// encoder. Returns each chunk's metadata and payload, in row order.
+pub fn encode_rows(
+    data: &[u8],
+    row_bytes: usize,
+    opts: &EncodeOptions,
+    chunk_rows: usize,
+) -> (Vec<ChunkMeta>, Vec<Vec<u8>>) {
+    let mut metas = Vec::new();
+    let mut payloads = Vec::new();
+    for part in data.chunks(chunk_rows * row_bytes) {
+        let c = encode_chunk(part, row_bytes, opts);
+        metas.push(c.meta);
+        payloads.push(c.payload);
+    }
+    (metas, payloads)
+}
+
+/// A row matrix read from a `.npy` file (version 1 or 2, C order, little-endian or 1-byte dtype).
+#[derive(Debug, Clone)]
+pub struct NpyRows {
+    /// The array's bytes.
+    pub data: Vec<u8>,
+    /// First dimension.
+    pub rows: usize,
+    /// Bytes of one row (product of the other dimensions times the item size).
+    pub row_bytes: usize,
+    /// The dtype descriptor (e.g. `<f4`).
+    pub descr: String,
+}
+
+/// Reads a `.npy` file as rows.
+pub fn read_npy(path: &std::path::Path) -> Result<NpyRows> {
+    let bytes = std::fs::read(path)?;
+    let bad = |d: &str| FormatError::new(ErrorCode::InvalidArgument, format!("{}: {d}", path.display()));
+    if bytes.len() < 10 || &bytes[..6] != b"\x93NUMPY" {
+        return Err(bad("not a .npy file"));
+    }
+    let (hlen, start) = match bytes[6] {
+        1 => (u16::from_le_bytes([bytes[8], bytes[9]]) as usize, 10),
+        _ if bytes.len() >= 12 => (u32::from_le_bytes(bytes[8..12].try_into().unwrap()) as usize, 12),
+        _ => return Err(bad("truncated header")),
+    };
+    let header = std::str::from_utf8(bytes.get(start..start + hlen).ok_or_else(|| bad("truncated header"))?)
+        .map_err(|_| bad("header not UTF-8"))?;
+    let field = |key: &str| -> Option<&str> {
+        let at = header.find(&format!("'{key}':"))? + key.len() + 3;
+        Some(header[at..].trim_start())
+    };
+    let descr = field("descr")
+        .and_then(|s| s.split('\'').nth(1))
+        .ok_or_else(|| bad("no descr"))?
+        .to_string();
+    if field("fortran_order").is_some_and(|s| s.starts_with("True")) {
+        return Err(bad("Fortran order"));
+    }
+    let shape_text = field("shape").ok_or_else(|| bad("no shape"))?;
+    let shape_text = &shape_text[1..shape_text.find(')').ok_or_else(|| bad("bad shape"))?];
+    let shape: Vec<usize> = shape_text
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| s.parse().map_err(|_| bad("bad shape")))
+        .collect::<Result<_>>()?;
+    let item: usize = descr[2..].parse().map_err(|_| bad("bad descr"))?;
+    let rows = *shape.first().ok_or_else(|| bad("rank 0"))?;
+    let row_bytes = shape[1..].iter().product::<usize>() * item;
+    let data = bytes[start + hlen..].to_vec();
+    if data.len() != rows * row_bytes {
+        return Err(bad("data size does not match the shape"));
+    }
+    Ok(NpyRows {
+        data,
+        rows,
+        row_bytes,
+        descr,
+    })
+}

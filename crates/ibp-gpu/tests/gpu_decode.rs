@@ -1,0 +1,410 @@
+//! GPU decoder against the CPU decoder, bit for bit: whole entries, chunks, ranges and random
+//! gathers over every word width, several row lengths, group counts and alignments, both payload
+//! homes, real data when present; corrupt containers rejected with the CPU decoder's error code.
+//!
+//! Without a CUDA driver every test prints "SKIPPED: ..." and returns; with `IBP_REQUIRE_GPU=1`
+//! a missing GPU fails the test instead.
+
+use cudarc::driver::CudaSlice;
+use ibp_codec::{decode_chunk, decode_chunk_rows, DecoderKind, EncodeOptions};
+use ibp_format::{crc32, ChunkMeta, ErrorCode, WordWidth};
+use ibp_gpu::testdata::{encode_rows, float_rows, patterned_rows, read_npy, sparse_rows, Rng};
+use ibp_gpu::{EntryLayout, GpuDevice, GpuEntry, GpuError, HostEntry, PayloadHome};
+use std::sync::Arc;
+
+fn gpu() -> Option<Arc<GpuDevice>> {
+    match ibp_gpu::gpu_unavailable_reason() {
+        Some(why) => {
+            if std::env::var("IBP_REQUIRE_GPU").as_deref() == Ok("1") {
+                panic!("IBP_REQUIRE_GPU=1 but {why}");
+            }
+            println!("SKIPPED: {why}");
+            eprintln!("SKIPPED: {why}");
+            None
+        }
+        None => Some(GpuDevice::new(0).expect("a GPU is present but could not be opened")),
+    }
+}
+
+struct Case {
+    row_bytes: usize,
+    metas: Vec<ChunkMeta>,
+    payloads: Vec<Vec<u8>>,
+    expected: Vec<u8>,
+    label: String,
+}
+
+impl Case {
+    fn new(data: &[u8], row_bytes: usize, opts: &EncodeOptions, chunk_rows: usize, label: String) -> Case {
+        let (metas, payloads) = encode_rows(data, row_bytes, opts, chunk_rows);
+        let mut expected = vec![0u8; data.len()];
+        let mut at = 0;
+        for (m, p) in metas.iter().zip(&payloads) {
+            let len = m.row_count as usize * row_bytes;
+            decode_chunk(m, p, DecoderKind::Fast, &mut expected[at..at + len]).expect("CPU decode");
+            at += len;
+        }
+        assert_eq!(expected, data, "{label}: CPU round trip");
+        Case {
+            row_bytes,
+            metas,
+            payloads,
+            expected,
+            label,
+        }
+    }
+
+    fn rows(&self) -> u64 {
+        (self.expected.len() / self.row_bytes) as u64
+    }
+
+    fn payload_refs(&self) -> Vec<&[u8]> {
+        self.payloads.iter().map(|p| p.as_slice()).collect()
+    }
+
+    fn load(&self, dev: &Arc<GpuDevice>, home: PayloadHome) -> GpuEntry {
+        GpuEntry::load(dev, self.row_bytes as u64, &self.metas, &self.payload_refs(), home)
+            .unwrap_or_else(|e| panic!("{}: load: {e}", self.label))
+    }
+
+    fn expected_rows(&self, rows: &[u64]) -> Vec<u8> {
+        let rb = self.row_bytes;
+        rows.iter()
+            .flat_map(|&r| self.expected[r as usize * rb..(r as usize + 1) * rb].iter().copied())
+            .collect()
+    }
+}
+
+fn gather_to_host(entry: &GpuEntry, rows: &[u64]) -> Result<Vec<u8>, GpuError> {
+    let stream = entry.device().new_stream()?;
+    let len = (rows.len() as u64 * entry.row_bytes()).max(1) as usize;
+    // Poison the output so unwritten bytes show up.
+    let mut out: CudaSlice<u8> = stream.clone_htod(&vec![0xA5u8; len]).unwrap();
+    entry.gather(rows, &mut out, &stream)?.wait()?;
+    let host = stream.clone_dtoh(&out).unwrap();
+    Ok(host[..rows.len() * entry.row_bytes() as usize].to_vec())
+}
+
+fn decode_all_to_host(entry: &GpuEntry) -> Vec<u8> {
+    let stream = entry.device().new_stream().unwrap();
+    let len = (entry.row_count() * entry.row_bytes()) as usize;
+    let mut out: CudaSlice<u8> = stream.clone_htod(&vec![0x5Au8; len]).unwrap();
+    entry.decode_all(&mut out, &stream).unwrap().wait().unwrap();
+    stream.clone_dtoh(&out).unwrap()
+}
+
+fn check_case(dev: &Arc<GpuDevice>, case: &Case, rng: &mut Rng) {
+    for home in [PayloadHome::Device, PayloadHome::HostMapped] {
+        let entry = case.load(dev, home);
+        let label = format!("{} {home:?}", case.label);
+        assert_eq!(decode_all_to_host(&entry), case.expected, "{label}: whole entry");
+        // Each chunk on its own.
+        let stream = dev.new_stream().unwrap();
+        for (i, c) in entry.layout().chunks.iter().enumerate() {
+            let len = c.row_count as usize * case.row_bytes;
+            let mut out: CudaSlice<u8> = stream.clone_htod(&vec![0x33u8; len]).unwrap();
+            entry.decode_chunk(i, &mut out, &stream).unwrap().wait().unwrap();
+            let at = c.first_row as usize * case.row_bytes;
+            assert_eq!(
+                stream.clone_dtoh(&out).unwrap(),
+                &case.expected[at..at + len],
+                "{label}: chunk {i}"
+            );
+        }
+        let n = case.rows();
+        let random: Vec<u64> = (0..257).map(|_| rng.below(n)).collect(); // unsorted, duplicates likely
+        let single = vec![rng.below(n)];
+        let all_reversed: Vec<u64> = (0..n).rev().collect();
+        let dup: Vec<u64> = vec![n - 1; 40];
+        for rows in [&random, &single, &all_reversed, &dup] {
+            let got = gather_to_host(&entry, rows).unwrap();
+            assert_eq!(got, case.expected_rows(rows), "{label}: gather of {} rows", rows.len());
+        }
+    }
+}
+
+#[test]
+fn generated_cases_match_cpu_decoder() {
+    let Some(dev) = gpu() else { return };
+    let mut rng = Rng::new(1);
+    let mut cases = 0;
+    for w in [WordWidth::W8, WordWidth::W16, WordWidth::W32, WordWidth::W64] {
+        let wb = w.bytes() as usize;
+        for words in [1usize, 31, 32, 33, 100] {
+            for groups in [1u32, 3] {
+                for align_log2 in [0u8, 2, 4, 7] {
+                    let row_bytes = words * wb;
+                    let data = patterned_rows(&mut rng, 170, row_bytes, wb, 0.1, 0.05);
+                    let opts = EncodeOptions {
+                        word_width: Some(w),
+                        threshold: Some(0.8),
+                        groups,
+                        align_log2,
+                        ..Default::default()
+                    };
+                    let label = format!("W{} n{words} G{groups} A{}", w.bits(), 1 << align_log2);
+                    check_case(&dev, &Case::new(&data, row_bytes, &opts, 64, label), &mut rng);
+                    cases += 1;
+                }
+            }
+        }
+    }
+    println!("{cases} generated cases matched the CPU decoder");
+}
+
+#[test]
+fn mixed_word_widths_and_long_rows_match_cpu_decoder() {
+    let Some(dev) = gpu() else { return };
+    let mut rng = Rng::new(2);
+    // Chunks with different word widths in one entry (the analysis picks per chunk).
+    let mut data = float_rows(&mut rng, 100, 256, 0.02, 4);
+    data.extend(sparse_rows(&mut rng, 100, 256, 0.05));
+    data.extend(patterned_rows(&mut rng, 100, 256, 2, 0.05, 0.0));
+    let opts = EncodeOptions {
+        align_log2: 4,
+        ..Default::default()
+    };
+    check_case(
+        &dev,
+        &Case::new(&data, 256, &opts, 100, "mixed widths".into()),
+        &mut rng,
+    );
+    // Rows longer than the shared-memory staging buffer (decoded straight from memory).
+    for (row_bytes, align_log2) in [(64 * 1024, 4u8), (40 * 1024 + 8, 0)] {
+        let data = patterned_rows(&mut rng, 12, row_bytes, 8, 0.02, 0.0);
+        let opts = EncodeOptions {
+            word_width: Some(WordWidth::W64),
+            threshold: Some(0.8),
+            align_log2,
+            ..Default::default()
+        };
+        let label = format!("{row_bytes}-byte rows");
+        check_case(&dev, &Case::new(&data, row_bytes, &opts, 5, label), &mut rng);
+    }
+}
+
+#[test]
+fn real_data_matches_cpu_decoder() {
+    let Some(dev) = gpu() else { return };
+    let dir = std::env::var("IBP_DATA_DIR")
+        .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/../../bench/data").into());
+    let mut files: Vec<_> = ["", "gpu-pack"]
+        .iter()
+        .filter_map(|sub| std::fs::read_dir(std::path::Path::new(&dir).join(sub)).ok())
+        .flatten()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "npy"))
+        .collect();
+    files.sort();
+    files.dedup_by_key(|p| p.file_name().map(|f| f.to_owned()));
+    if files.is_empty() {
+        println!("SKIPPED: no .npy files under {dir}");
+        return;
+    }
+    let mut rng = Rng::new(3);
+    for path in files {
+        let npy = read_npy(&path).unwrap();
+        let rows = npy.rows.min(3000);
+        let data = &npy.data[..rows * npy.row_bytes];
+        for align_log2 in [0u8, 4] {
+            let opts = EncodeOptions {
+                align_log2,
+                sample_fraction: Some(0.1),
+                ..Default::default()
+            };
+            let label = format!("{} A{}", path.file_name().unwrap().to_string_lossy(), 1 << align_log2);
+            check_case(
+                &dev,
+                &Case::new(data, npy.row_bytes, &opts, 1000, label.clone()),
+                &mut rng,
+            );
+            println!("{label}: matched");
+        }
+    }
+}
+
+/// Single-row gathers of corrupted (CRC fixed up) records: the GPU and the CPU decoder must agree
+/// on every row, either the same bytes or the same error code.
+#[test]
+fn corrupt_records_rejected_like_cpu() {
+    let Some(dev) = gpu() else { return };
+    let mut rng = Rng::new(4);
+    let mut checked = [0usize; 2];
+    for (w, align_log2, groups) in [
+        (WordWidth::W8, 0u8, 1u32),
+        (WordWidth::W16, 2, 2),
+        (WordWidth::W32, 4, 1),
+        (WordWidth::W64, 7, 3),
+        (WordWidth::W32, 0, 1),
+    ] {
+        let row_bytes = 24 * w.bytes() as usize;
+        let data = patterned_rows(&mut rng, 64, row_bytes, w.bytes() as usize, 0.05, 0.0);
+        let opts = EncodeOptions {
+            word_width: Some(w),
+            threshold: Some(0.8),
+            groups,
+            align_log2,
+            ..Default::default()
+        };
+        let (metas, payloads) = encode_rows(&data, row_bytes, &opts, 64);
+        let (mut meta, mut payload) = (metas[0].clone(), payloads[0].clone());
+        for _ in 0..40 {
+            // Flip 1-3 random bits of the payload.
+            for _ in 0..1 + rng.below(3) {
+                let bit = rng.below(payload.len() as u64 * 8);
+                payload[(bit / 8) as usize] ^= 1 << (bit % 8);
+            }
+            meta.payload_crc = crc32(&payload);
+            let entry = GpuEntry::load(
+                &dev,
+                row_bytes as u64,
+                std::slice::from_ref(&meta),
+                &[&payload],
+                PayloadHome::HostMapped,
+            )
+            .expect("structure unchanged, CRC fixed: loads");
+            for r in 0..meta.row_count {
+                let mut cpu = vec![0u8; row_bytes];
+                let cpu_res = decode_chunk_rows(&meta, &payload, &[r], DecoderKind::Oracle, &mut cpu);
+                let gpu_res = gather_to_host(&entry, &[r as u64]);
+                match (cpu_res, gpu_res) {
+                    (Ok(()), Ok(g)) => {
+                        assert_eq!(g, cpu, "row {r}: bytes differ");
+                        checked[0] += 1;
+                    }
+                    (Err(c), Err(g)) => {
+                        assert_eq!(g.code(), Some(c.code), "row {r}: CPU says {c}, GPU says {g}");
+                        checked[1] += 1;
+                    }
+                    (c, g) => panic!("row {r}: CPU {c:?}, GPU {:?}", g.map(|_| ())),
+                }
+            }
+            // A whole-entry decode reports an error exactly when some row fails.
+            let stream = dev.new_stream().unwrap();
+            let mut out: CudaSlice<u8> = stream.alloc_zeros(row_bytes * meta.row_count as usize).unwrap();
+            let whole = entry.decode_all(&mut out, &stream).unwrap().wait();
+            let mut cpu = vec![0u8; row_bytes * meta.row_count as usize];
+            let cpu_whole = decode_chunk(&meta, &payload, DecoderKind::Oracle, &mut cpu);
+            assert_eq!(whole.is_ok(), cpu_whole.is_ok(), "whole-entry verdicts differ");
+        }
+    }
+    println!(
+        "corrupt rows: {} decoded identically, {} rejected with the CPU's code",
+        checked[0], checked[1]
+    );
+    assert!(checked[1] > 0, "no corruption was detected at all");
+}
+
+#[test]
+fn bad_requests_and_containers_are_typed_errors() {
+    // CPU-only part: a hostile row index never reaches a kernel.
+    let mut rng = Rng::new(5);
+    let data = patterned_rows(&mut rng, 50, 64, 4, 0.1, 0.0);
+    let opts = EncodeOptions {
+        word_width: Some(WordWidth::W32),
+        threshold: Some(0.8),
+        align_log2: 4,
+        ..Default::default()
+    };
+    let (metas, payloads) = encode_rows(&data, 64, &opts, 50);
+    let mut hostile = metas[0].clone();
+    hostile.row_lengths[3] += 1;
+    let err = EntryLayout::new(64, &[hostile]).unwrap_err();
+    assert_eq!(err.code, ErrorCode::RowLength);
+
+    let Some(dev) = gpu() else { return };
+    // Payload CRC mismatch: rejected on load.
+    let mut bad = payloads[0].clone();
+    bad[0] ^= 1;
+    let err = GpuEntry::load(&dev, 64, &metas, &[&bad], PayloadHome::Device)
+        .err()
+        .unwrap();
+    assert_eq!(err.code(), Some(ErrorCode::PayloadCrc), "{err}");
+    let host_err = HostEntry::new(&dev, 64, &metas, &[&bad]).err().unwrap();
+    assert_eq!(host_err.code(), Some(ErrorCode::PayloadCrc));
+
+    let entry = GpuEntry::load(&dev, 64, &metas, &[&payloads[0]], PayloadHome::HostMapped).unwrap();
+    let stream = dev.new_stream().unwrap();
+    let mut out: CudaSlice<u8> = stream.alloc_zeros(64 * 4).unwrap();
+    // Out-of-range index: checked before launch.
+    let err = entry.gather(&[0, 50, 1], &mut out, &stream).err().unwrap();
+    assert_eq!(err.code(), Some(ErrorCode::RowIndex));
+    // Out-of-range index already on the device: the kernel reports it.
+    let rows_d = stream.clone_htod(&[1u64, 2, u64::MAX, 3]).unwrap();
+    let err = entry
+        .gather_device_rows(&rows_d, &mut out, &stream)
+        .unwrap()
+        .wait()
+        .err()
+        .unwrap();
+    assert_eq!(err.code(), Some(ErrorCode::RowIndex));
+    assert!(err.to_string().contains("request 2"), "{err}");
+    // Output too small.
+    let mut small: CudaSlice<u8> = stream.alloc_zeros(64 * 2).unwrap();
+    let err = entry.gather(&[0, 1, 2], &mut small, &stream).err().unwrap();
+    assert_eq!(err.code(), Some(ErrorCode::InvalidArgument));
+    // Range and chunk out of range.
+    assert_eq!(
+        entry.decode_range(40, 11, &mut out, &stream).err().unwrap().code(),
+        Some(ErrorCode::RowIndex)
+    );
+    assert_eq!(
+        entry.decode_chunk(1, &mut out, &stream).err().unwrap().code(),
+        Some(ErrorCode::RowIndex)
+    );
+    // Empty gather is fine.
+    entry.gather(&[], &mut out, &stream).unwrap().wait().unwrap();
+}
+
+/// One pinned payload, every GPU of the host gathering from it at once.
+#[test]
+fn every_gpu_gathers_from_one_pinned_payload() {
+    let Some(dev0) = gpu() else { return };
+    let count = ibp_gpu::device_count().unwrap();
+    let mut rng = Rng::new(6);
+    let data = float_rows(&mut rng, 4000, 1024, 0.05, 3);
+    let opts = EncodeOptions {
+        align_log2: 4,
+        sample_fraction: Some(0.1),
+        ..Default::default()
+    };
+    let case = Case::new(&data, 1024, &opts, 1500, "shared".into());
+    let host = HostEntry::new(&dev0, 1024, &case.metas, &case.payload_refs()).unwrap();
+    let devices: Vec<Arc<GpuDevice>> = (0..count)
+        .map(|i| {
+            if i == 0 {
+                dev0.clone()
+            } else {
+                GpuDevice::new(i).unwrap()
+            }
+        })
+        .collect();
+    let rows: Vec<u64> = (0..3000).map(|_| rng.below(case.rows())).collect();
+    let expected = case.expected_rows(&rows);
+    std::thread::scope(|s| {
+        for d in &devices {
+            let (host, rows, expected) = (&host, &rows, &expected);
+            s.spawn(move || {
+                let entry = GpuEntry::from_host(d, host, PayloadHome::HostMapped).unwrap();
+                for _ in 0..3 {
+                    assert_eq!(
+                        &gather_to_host(&entry, rows).unwrap(),
+                        expected,
+                        "device {}",
+                        d.ordinal()
+                    );
+                }
+            });
+        }
+    });
+    println!("{count} GPU(s) gathered from one pinned payload");
+}
+
+#[test]
+fn no_gpu_is_an_error_not_a_panic() {
+    // On a CPU machine this is NoGpu; on a GPU machine an absurd ordinal is NoGpu too.
+    match GpuDevice::new(1_000_000) {
+        Err(e) => assert!(e.is_no_gpu(), "{e}"),
+        Ok(_) => panic!("device 1000000 cannot exist"),
+    }
+}

@@ -1,0 +1,53 @@
+//! Compiles every kernel for sm_90 through NVRTC alone (no GPU or driver needed). Runs in CI with
+//! `tools/ci-nvrtc.sh`; prints SKIPPED when NVRTC is absent, unless `IBP_REQUIRE_NVRTC=1`.
+
+use ibp_gpu::kernels::{compile_options, ALL_MODULES};
+use ibp_gpu::nvrtc::{compile_cubin, nvrtc_present, nvrtc_version};
+
+#[test]
+fn nvrtc_compiles_for_sm90() {
+    if !nvrtc_present() {
+        if std::env::var("IBP_REQUIRE_NVRTC").as_deref() == Ok("1") {
+            panic!("IBP_REQUIRE_NVRTC=1 but libnvrtc could not be loaded (set LD_LIBRARY_PATH, see tools/ci-nvrtc.sh)");
+        }
+        println!("SKIPPED: no NVRTC (libnvrtc not found); kernels were not compiled");
+        return;
+    }
+    println!("NVRTC version {:?}", nvrtc_version());
+    for module in ALL_MODULES {
+        let compiled = compile_cubin(&module.full_source(), module.file, &compile_options(9, 0))
+            .unwrap_or_else(|log| panic!("{} failed to compile for sm_90:\n{log}", module.file));
+        // A cubin is an ELF image.
+        assert_eq!(&compiled.cubin[..4], b"\x7fELF", "{}: not a cubin", module.file);
+        for f in module.functions {
+            let name = f.as_bytes();
+            assert!(
+                compiled.cubin.windows(name.len()).any(|w| w == name),
+                "{}: entry point {f} missing from the cubin",
+                module.file
+            );
+        }
+        assert!(
+            !compiled.log.contains("warning"),
+            "{}: NVRTC warnings:\n{}",
+            module.file,
+            compiled.log
+        );
+    }
+}
+
+#[test]
+fn a_kernel_error_reports_the_log() {
+    if !nvrtc_present() {
+        println!("SKIPPED: no NVRTC (libnvrtc not found)");
+        return;
+    }
+    let err = compile_cubin(
+        "extern \"C\" __global__ void k() { undefined_thing(); }",
+        "bad.cu",
+        &compile_options(9, 0),
+    )
+    .err()
+    .expect("broken source must not compile");
+    assert!(err.contains("undefined_thing"), "log does not name the error: {err}");
+}

@@ -1,0 +1,54 @@
+// ibp_baselines.cu: reference copy kernels for benchmarks (not part of the decoder).
+//
+// Launch shape of both: blocks of 128 threads (4 warps), grid-stride over rows; no shared memory.
+// One warp copies one row with 16-byte loads and stores when both ends are 16-byte aligned
+// (4 independent loads in flight per lane), 4-byte or 1-byte accesses otherwise.
+// Compiled with ibp_status.h prepended (for the integer typedefs).
+
+__device__ __forceinline__ void warp_copy(ibp_u8* dst, const ibp_u8* src, ibp_u64 len, ibp_u32 lane) {
+    if (((((size_t)src) | ((size_t)dst)) & 15) == 0) {
+        const uint4* s = (const uint4*)src;
+        uint4* d = (uint4*)dst;
+        ibp_u64 vecs = len >> 4;
+        ibp_u64 i = lane;
+        for (; i + 96 < vecs; i += 128) {
+            uint4 a = s[i], b = s[i + 32], c = s[i + 64], e = s[i + 96];
+            d[i] = a; d[i + 32] = b; d[i + 64] = c; d[i + 96] = e;
+        }
+        for (; i < vecs; i += 32) d[i] = s[i];
+        for (ibp_u64 t = (vecs << 4) + lane; t < len; t += 32) dst[t] = src[t];
+    } else if (((((size_t)src) | ((size_t)dst)) & 3) == 0) {
+        ibp_u64 words = len >> 2;
+        for (ibp_u64 i = lane; i < words; i += 32) ((ibp_u32*)dst)[i] = ((const ibp_u32*)src)[i];
+        for (ibp_u64 t = (words << 2) + lane; t < len; t += 32) dst[t] = src[t];
+    } else {
+        for (ibp_u64 t = lane; t < len; t += 32) dst[t] = src[t];
+    }
+}
+
+// Uncompressed gather: out row k = src row rows[k] (rows of row_bytes bytes). Rows not below
+// src_rows are skipped (their output is left as it was).
+extern "C" __global__ void __launch_bounds__(128)
+ibp_raw_gather(const ibp_u8* src, ibp_u64 src_rows, ibp_u64 row_bytes, const ibp_u64* rows, ibp_u64 count, ibp_u8* out) {
+    const ibp_u32 lane = threadIdx.x & 31;
+    const ibp_u64 warps = (ibp_u64)gridDim.x * 4;
+    for (ibp_u64 k = (ibp_u64)blockIdx.x * 4 + (threadIdx.x >> 5); k < count; k += warps) {
+        const ibp_u64 r = rows[k];
+        if (r >= src_rows) continue;
+        warp_copy(out + k * row_bytes, src + r * row_bytes, row_bytes, lane);
+    }
+}
+
+// "Ideal" transfer: copies record k (spans[2k] = byte offset in src, spans[2k+1] = length) to
+// out + k * out_stride, moving only the compressed bytes with the gather's access pattern.
+// Spans outside src_len or longer than out_stride are skipped.
+extern "C" __global__ void __launch_bounds__(128)
+ibp_copy_records(const ibp_u8* src, ibp_u64 src_len, const ibp_u64* spans, ibp_u64 count, ibp_u8* out, ibp_u64 out_stride) {
+    const ibp_u32 lane = threadIdx.x & 31;
+    const ibp_u64 warps = (ibp_u64)gridDim.x * 4;
+    for (ibp_u64 k = (ibp_u64)blockIdx.x * 4 + (threadIdx.x >> 5); k < count; k += warps) {
+        const ibp_u64 off = spans[2 * k], len = spans[2 * k + 1];
+        if (off > src_len || len > src_len - off || len > out_stride) continue;
+        warp_copy(out + k * out_stride, src + off, len, lane);
+    }
+}
