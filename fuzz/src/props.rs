@@ -221,11 +221,19 @@ fn gather_one(indices: &[u32], file: &[u8]) {
             })
             .collect();
         let out_of_range = rows.iter().any(|&r| r >= info.row_count);
+        let limits = fuzz_limits();
+        let over_limit = rows.len() as u64 > limits.max_gather_rows
+            || (rows.len() as u64).saturating_mul(info.row_bytes) > limits.max_output_bytes;
         let oracle = open(file).expect("opened once").gather(e, &rows, DecoderKind::Oracle);
         let fast = open(file).expect("opened once").gather(e, &rows, DecoderKind::Fast);
         assert_same(&oracle, &fast, "gather: oracle vs fast");
+        // The reader's limits are checked first, then the indices (both before any chunk is read).
+        let code = fast.as_ref().err().map(|e| e.code);
+        if over_limit {
+            assert_eq!(code, Some(ErrorCode::Limit), "gather over the reader's limits");
+            continue;
+        }
         if out_of_range {
-            let code = fast.as_ref().err().map(|e| e.code);
             assert_eq!(code, Some(ErrorCode::RowIndex), "gather of an out-of-range row");
             continue;
         }

@@ -192,7 +192,18 @@ impl<R: Read + Seek> ContainerReader<R> {
     /// Decodes one whole chunk (all checks of spec 11.1 step 5).
     pub fn decode_chunk(&mut self, entry: usize, chunk: usize, kind: DecoderKind) -> Result<Vec<u8>> {
         let (meta, payload) = self.read_chunk(entry, chunk)?;
-        let mut out = vec![0u8; (meta.row_count as u64 * meta.row_bytes()) as usize];
+        let len = meta.row_count as u64 * meta.row_bytes();
+        // Spec 10.2: a valid chunk decodes to at most 64 times its payload. One that claims more
+        // has a bad row: find it row by row (same error, spec 11.1 order) instead of allocating an
+        // output the file's bytes cannot back (a 2 MiB file could otherwise claim 4 GiB).
+        if len > meta.payload_len.saturating_mul(64) {
+            let mut row = vec![0u8; meta.row_bytes() as usize];
+            for r in 0..meta.row_count {
+                decode_chunk_rows(&meta, &payload, &[r], kind, &mut row)
+                    .map_err(|e| e.at(self.locate(entry, chunk)))?;
+            }
+        }
+        let mut out = vec![0u8; len as usize];
         decode_chunk(&meta, &payload, kind, &mut out).map_err(|e| e.at(self.locate(entry, chunk)))?;
         Ok(out)
     }
