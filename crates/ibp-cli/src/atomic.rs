@@ -40,6 +40,22 @@ pub fn check_target(path: &Path, force: bool) -> CliResult<()> {
     Ok(())
 }
 
+/// A temporary-file builder whose files get the mode a plain `File::create` / `create_dir` would
+/// use (`mode` minus the umask), not the private 0600/0700 of temporaries: once renamed, the
+/// output is an ordinary file.
+fn builder<'a>(prefix: &'a str, suffix: &'a str, mode: u32) -> tempfile::Builder<'a, 'a> {
+    let mut b = tempfile::Builder::new();
+    b.prefix(prefix).suffix(suffix);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        b.permissions(std::fs::Permissions::from_mode(mode));
+    }
+    #[cfg(not(unix))]
+    let _ = mode;
+    b
+}
+
 fn sync_dir(dir: &Path) {
     if let Ok(d) = File::open(dir) {
         let _ = d.sync_all(); // best effort: persists the rename on filesystems that need it
@@ -55,9 +71,8 @@ pub fn write_file<T>(
 ) -> CliResult<T> {
     check_target(path, force)?;
     let dir = parent_of(path);
-    let mut tmp = tempfile::Builder::new()
-        .prefix(&tmp_prefix(path)?)
-        .suffix(TMP_SUFFIX)
+    let prefix = tmp_prefix(path)?;
+    let mut tmp = builder(&prefix, TMP_SUFFIX, 0o666)
         .tempfile_in(&dir)
         .at(path, "cannot create the output")?;
     let value = {
@@ -67,7 +82,11 @@ pub fn write_file<T>(
         value
     };
     tmp.as_file().sync_all().at(path, "cannot sync the output")?;
-    let persisted = if force { tmp.persist(path) } else { tmp.persist_noclobber(path) };
+    let persisted = if force {
+        tmp.persist(path)
+    } else {
+        tmp.persist_noclobber(path)
+    };
     persisted.map_err(|e| CliError::io(path, "cannot rename the output into place", &e.error))?;
     sync_dir(&dir);
     Ok(value)
@@ -79,9 +98,8 @@ pub fn write_file<T>(
 pub fn write_dir<T>(path: &Path, force: bool, fill: impl FnOnce(&Path) -> CliResult<T>) -> CliResult<T> {
     check_target(path, force)?;
     let dir = parent_of(path);
-    let tmp = tempfile::Builder::new()
-        .prefix(&tmp_prefix(path)?)
-        .suffix(TMP_SUFFIX)
+    let prefix = tmp_prefix(path)?;
+    let tmp = builder(&prefix, TMP_SUFFIX, 0o777)
         .tempdir_in(&dir)
         .at(path, "cannot create the output folder")?;
     let value = fill(tmp.path())?;
@@ -111,10 +129,7 @@ pub fn write_dir<T>(path: &Path, force: bool, fill: impl FnOnce(&Path) -> CliRes
 
 /// Writes one file inside a folder being built by [`write_dir`] (no rename needed: the folder is
 /// not visible yet), creating parent folders, and fsyncs it.
-pub fn write_inner_file<T>(
-    path: &Path,
-    fill: impl FnOnce(&mut BufWriter<&mut File>) -> CliResult<T>,
-) -> CliResult<T> {
+pub fn write_inner_file<T>(path: &Path, fill: impl FnOnce(&mut BufWriter<&mut File>) -> CliResult<T>) -> CliResult<T> {
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent).at(parent, "cannot create folder")?;
     }
@@ -172,10 +187,16 @@ mod tests {
         assert_eq!(listing(d.path()), ["out.ibp"]);
 
         let out = d.path().join("folder");
-        write_dir(&out, false, |p| write_inner_file(&p.join("a/b.npy"), |w| w.write_all(b"1").at(p, "w"))).unwrap();
+        write_dir(&out, false, |p| {
+            write_inner_file(&p.join("a/b.npy"), |w| w.write_all(b"1").at(p, "w"))
+        })
+        .unwrap();
         assert_eq!(std::fs::read(out.join("a/b.npy")).unwrap(), b"1");
         assert!(write_dir(&out, false, |_| Ok(())).is_err());
-        write_dir(&out, true, |p| write_inner_file(&p.join("c.npy"), |w| w.write_all(b"2").at(p, "w"))).unwrap();
+        write_dir(&out, true, |p| {
+            write_inner_file(&p.join("c.npy"), |w| w.write_all(b"2").at(p, "w"))
+        })
+        .unwrap();
         assert_eq!(listing(&out), ["c.npy"]);
         assert_eq!(listing(d.path()), ["folder", "out.ibp"]);
     }

@@ -198,8 +198,8 @@ pub struct DecompressArgs {
     #[arg(long, value_name = "NAME")]
     pub entry: Vec<String>,
     /// Only these rows of the (single) entry, e.g. `10..20,35` (decodes only those rows).
-    #[arg(long, value_name = "LIST")]
-    pub rows: Option<String>,
+    #[arg(long, value_name = "LIST", value_parser = crate::rows::RowSelection::parse)]
+    pub rows: Option<crate::rows::RowSelection>,
     /// Decoder.
     #[arg(long, value_enum, default_value = "fast")]
     pub decoder: DecoderArg,

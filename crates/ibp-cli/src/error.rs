@@ -54,12 +54,22 @@ pub struct CliError {
 impl CliError {
     /// A usage error (exit 1).
     pub fn usage(message: impl Into<String>) -> Self {
-        CliError { kind: ErrorKind::Usage, path: None, code: "E_USAGE", message: message.into() }
+        CliError {
+            kind: ErrorKind::Usage,
+            path: None,
+            code: "E_USAGE",
+            message: message.into(),
+        }
     }
 
     /// An I/O error on `path` (exit 3).
     pub fn io(path: &Path, what: &str, e: &std::io::Error) -> Self {
-        CliError { kind: ErrorKind::Io, path: Some(path.to_path_buf()), code: "E_IO", message: format!("{what}: {e}") }
+        CliError {
+            kind: ErrorKind::Io,
+            path: Some(path.to_path_buf()),
+            code: "E_IO",
+            message: format!("{what}: {e}"),
+        }
     }
 
     /// A container (format or codec) error on `path`; the exit code follows the error code.
@@ -69,7 +79,12 @@ impl CliError {
             ErrorCode::InvalidArgument | ErrorCode::RowIndex => ErrorKind::Usage,
             _ => ErrorKind::BadInput,
         };
-        CliError { kind, path: Some(path.to_path_buf()), code: e.code.as_str(), message: e.detail }
+        CliError {
+            kind,
+            path: Some(path.to_path_buf()),
+            code: e.code.as_str(),
+            message: e.detail,
+        }
     }
 
     /// A `.npy` or safetensors error on `path` (exit 2); `format` names the file kind.
@@ -78,12 +93,22 @@ impl CliError {
             TensorIoError::Malformed(m) => (format, m),
             TensorIoError::Unsupported(m) => ("E_UNSUPPORTED", m),
         };
-        CliError { kind: ErrorKind::BadInput, path: Some(path.to_path_buf()), code, message }
+        CliError {
+            kind: ErrorKind::BadInput,
+            path: Some(path.to_path_buf()),
+            code,
+            message,
+        }
     }
 
     /// A bad-input error on `path` with a given code (exit 2).
     pub fn bad_input(path: &Path, code: &'static str, message: impl Into<String>) -> Self {
-        CliError { kind: ErrorKind::BadInput, path: Some(path.to_path_buf()), code, message: message.into() }
+        CliError {
+            kind: ErrorKind::BadInput,
+            path: Some(path.to_path_buf()),
+            code,
+            message: message.into(),
+        }
     }
 
     /// Attaches `path` to an error that has none.
@@ -152,7 +177,10 @@ mod tests {
         assert!(s.starts_with("x.ibp: E_PAYLOAD_CRC: payload CRC"), "{s}");
         assert!(!s.contains('\n'));
         assert_eq!(e.exit_code(), 2);
-        assert_eq!(CliError::format(Path::new("a"), FormatError::new(ErrorCode::Io, "x")).exit_code(), 3);
+        assert_eq!(
+            CliError::format(Path::new("a"), FormatError::new(ErrorCode::Io, "x")).exit_code(),
+            3
+        );
         assert_eq!(CliError::usage("bad").exit_code(), 1);
     }
 }

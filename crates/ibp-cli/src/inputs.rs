@@ -75,17 +75,29 @@ fn sniff(path: &Path, bytes: &[u8]) -> InputKind {
 /// recursively, in sorted path order, for `*.npy` and `*.safetensors`; other files are skipped).
 pub fn collect(path: &Path) -> CliResult<Inputs> {
     let meta = std::fs::metadata(path).at(path, "cannot read input")?;
-    let mut inputs = Inputs { kind: InputKind::Folder, files: Vec::new(), tensors: Vec::new(), notes: Vec::new() };
+    let mut inputs = Inputs {
+        kind: InputKind::Folder,
+        files: Vec::new(),
+        tensors: Vec::new(),
+        notes: Vec::new(),
+    };
     if meta.is_dir() {
         let mut found = Vec::new();
         let mut skipped = 0usize;
         walk(path, &mut found, &mut skipped)?;
         found.sort();
         if skipped > 0 {
-            inputs.notes.push(format!("{}: skipped {skipped} files that are not .npy or .safetensors", path.display()));
+            inputs.notes.push(format!(
+                "{}: skipped {skipped} files that are not .npy or .safetensors",
+                path.display()
+            ));
         }
         if found.is_empty() {
-            return Err(CliError::bad_input(path, "E_EMPTY", "the folder holds no .npy or .safetensors file"));
+            return Err(CliError::bad_input(
+                path,
+                "E_EMPTY",
+                "the folder holds no .npy or .safetensors file",
+            ));
         }
         for file in found {
             let rel = relative_name(path, &file)
@@ -158,7 +170,13 @@ fn add_file(inputs: &mut Inputs, path: &Path, rel: Option<&str>) -> CliResult<()
                     Some(rel) => FolderEntry::safetensors_name(rel, &t.name),
                     None => t.name,
                 };
-                inputs.tensors.push(InputTensor { name, file: index, dtype: t.dtype, shape: t.shape, range: t.range });
+                inputs.tensors.push(InputTensor {
+                    name,
+                    file: index,
+                    dtype: t.dtype,
+                    shape: t.shape,
+                    range: t.range,
+                });
             }
         }
     }

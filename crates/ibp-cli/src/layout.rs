@@ -40,7 +40,10 @@ pub fn choose(dtype: Dtype, shape: &[u64], row_dim: Option<usize>) -> Result<Row
         .ok_or_else(|| format!("shape {shape:?} of {dtype} overflows 64 bits"))?;
     if let Some(k) = row_dim {
         if k > shape.len() {
-            return Err(format!("--row-dim {k} exceeds the rank {} of shape {shape:?}", shape.len()));
+            return Err(format!(
+                "--row-dim {k} exceeds the rank {} of shape {shape:?}",
+                shape.len()
+            ));
         }
     }
     let row_elems = match (shape.len(), row_dim) {
@@ -50,7 +53,11 @@ pub fn choose(dtype: Dtype, shape: &[u64], row_dim: Option<usize>) -> Result<Row
     };
     if elements == 0 || row_elems == 0 {
         let row_bytes = (row_elems * size).clamp(size, MAX_ROW_BYTES / size * size);
-        return Ok(RowLayout { row_count: 0, row_bytes, note: None });
+        return Ok(RowLayout {
+            row_count: 0,
+            row_bytes,
+            note: None,
+        });
     }
     let max_elems = MAX_ROW_BYTES / size;
     if row_elems > max_elems {
@@ -64,7 +71,11 @@ pub fn choose(dtype: Dtype, shape: &[u64], row_dim: Option<usize>) -> Result<Row
             )),
         });
     }
-    Ok(RowLayout { row_count: elements / row_elems, row_bytes: row_elems * size, note: None })
+    Ok(RowLayout {
+        row_count: elements / row_elems,
+        row_bytes: row_elems * size,
+        note: None,
+    })
 }
 
 /// The largest divisor of `n` (>= 1) that is at most `limit` (>= 1).

@@ -24,7 +24,10 @@ impl MappedFile {
         let file = File::open(path)?;
         let meta = file.metadata()?;
         if !meta.is_file() {
-            return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file"));
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "not a regular file",
+            ));
         }
         if meta.len() == 0 {
             return Ok(MappedFile { inner: Inner::Empty });

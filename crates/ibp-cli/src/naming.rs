@@ -45,10 +45,16 @@ impl FolderEntry {
             if tensor.is_empty() {
                 return None;
             }
-            return Some(FolderEntry { file: name[..split].to_owned(), tensor: Some(tensor.to_owned()) });
+            return Some(FolderEntry {
+                file: name[..split].to_owned(),
+                tensor: Some(tensor.to_owned()),
+            });
         }
         if name.ends_with(".npy") && name.len() > 4 {
-            return Some(FolderEntry { file: name.to_owned(), tensor: None });
+            return Some(FolderEntry {
+                file: name.to_owned(),
+                tensor: None,
+            });
         }
         None
     }
@@ -87,9 +93,18 @@ mod tests {
         let n = FolderEntry::safetensors_name("sub/m.safetensors", "dense/kernel:0");
         assert_eq!(
             FolderEntry::parse(&n),
-            Some(FolderEntry { file: "sub/m.safetensors".into(), tensor: Some("dense/kernel:0".into()) })
+            Some(FolderEntry {
+                file: "sub/m.safetensors".into(),
+                tensor: Some("dense/kernel:0".into())
+            })
         );
-        assert_eq!(FolderEntry::parse("a/b.npy"), Some(FolderEntry { file: "a/b.npy".into(), tensor: None }));
+        assert_eq!(
+            FolderEntry::parse("a/b.npy"),
+            Some(FolderEntry {
+                file: "a/b.npy".into(),
+                tensor: None
+            })
+        );
         assert_eq!(FolderEntry::parse("weights"), None);
         assert_eq!(FolderEntry::parse("m.safetensors:"), None);
         assert_eq!(FolderEntry::parse(".npy"), None);
@@ -97,7 +112,17 @@ mod tests {
 
     #[test]
     fn unsafe_paths_are_refused() {
-        for bad in ["", "/etc/passwd", "../x.npy", "a/../../x.npy", "a//b.npy", "./a.npy", "a\\b.npy", "a/./b.npy", "a/"] {
+        for bad in [
+            "",
+            "/etc/passwd",
+            "../x.npy",
+            "a/../../x.npy",
+            "a//b.npy",
+            "./a.npy",
+            "a\\b.npy",
+            "a/./b.npy",
+            "a/",
+        ] {
             assert!(safe_relative_path(bad).is_err(), "{bad}");
         }
         assert_eq!(safe_relative_path("a/b.npy").unwrap(), Path::new("a").join("b.npy"));

@@ -30,7 +30,9 @@ impl RowSelection {
                 return Err(format!("empty item in row list '{text}'"));
             }
             let num = |s: &str| -> Result<u64, String> {
-                s.trim().parse::<u64>().map_err(|_| format!("'{s}' is not a row number (in '{text}')"))
+                s.trim()
+                    .parse::<u64>()
+                    .map_err(|_| format!("'{s}' is not a row number (in '{text}')"))
             };
             let item = if let Some((a, b)) = part.split_once("..=") {
                 let start = if a.trim().is_empty() { 0 } else { num(a)? };
@@ -85,12 +87,12 @@ mod tests {
     #[test]
     fn parses_and_resolves_in_order() {
         let s = RowSelection::parse("10..13, 35,2..=3,..2,38..").unwrap();
-        assert_eq!(
-            s.resolve(40, 1000).unwrap(),
-            vec![10, 11, 12, 35, 2, 3, 0, 1, 38, 39]
-        );
+        assert_eq!(s.resolve(40, 1000).unwrap(), vec![10, 11, 12, 35, 2, 3, 0, 1, 38, 39]);
         assert_eq!(RowSelection::parse("5,5").unwrap().resolve(6, 10).unwrap(), vec![5, 5]);
-        assert_eq!(RowSelection::parse("3..3").unwrap().resolve(6, 10).unwrap(), Vec::<u64>::new());
+        assert_eq!(
+            RowSelection::parse("3..3").unwrap().resolve(6, 10).unwrap(),
+            Vec::<u64>::new()
+        );
     }
 
     #[test]
@@ -104,6 +106,9 @@ mod tests {
         assert!(RowSelection::parse("10").unwrap().resolve(10, 100).is_err());
         assert!(RowSelection::parse("0..50").unwrap().resolve(100, 20).is_err());
         // An open range that starts past the end is an error too.
-        assert_eq!(RowSelection::parse("12..").unwrap().resolve(10, 100).unwrap_err(), "row 11 is out of range: the entry has 10 rows (0..10)");
+        assert_eq!(
+            RowSelection::parse("12..").unwrap().resolve(10, 100).unwrap_err(),
+            "row 11 is out of range: the entry has 10 rows (0..10)"
+        );
     }
 }

@@ -68,7 +68,13 @@ fn load(path: &Path) -> CliResult<Vec<Tensor>> {
         return Ok(entries
             .into_iter()
             .zip(data)
-            .map(|(e, data)| Tensor { name: e.name, dtype: e.dtype, shape: e.shape, row_bytes: e.row_bytes, data })
+            .map(|(e, data)| Tensor {
+                name: e.name,
+                dtype: e.dtype,
+                shape: e.shape,
+                row_bytes: e.row_bytes,
+                data,
+            })
             .collect());
     }
     let inputs = inputs::collect(path)?;
@@ -92,7 +98,10 @@ fn load(path: &Path) -> CliResult<Vec<Tensor>> {
 fn starts_with_ibp_magic(path: &Path) -> bool {
     use std::io::Read;
     let mut head = [0u8; 8];
-    std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut head)).is_ok() && head == ibp_format::MAGIC
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .is_ok()
+        && head == ibp_format::MAGIC
 }
 
 fn encode(tensors: &[Tensor], opts: &EncodeOptions, capacity: usize) -> ibp_format::Result<Vec<u8>> {
@@ -147,12 +156,20 @@ pub fn measure(args: &BenchArgs, ui: Ui) -> CliResult<BenchReport> {
     // Check the round trip once, so the numbers are for a correct decoder.
     let back = decode(&encoded, DecoderKind::Fast).map_err(|e| CliError::format(path, e))?;
     if back.iter().zip(&tensors).any(|(b, t)| *b != t.data) {
-        return Err(CliError::bad_input(path, "E_DECODER_MISMATCH", "decoded bytes differ from the input"));
+        return Err(CliError::bad_input(
+            path,
+            "E_DECODER_MISMATCH",
+            "decoded bytes differ from the input",
+        ));
     }
     drop(back);
     let (t_fast, n_fast) = time(args.iters, || decode(&encoded, DecoderKind::Fast).map(|v| v.len()));
     bar.inc(1);
-    let mut measured = vec![("memcpy", t_copy, n_copy), ("encode", t_enc, n_enc), ("decode fast", t_fast, n_fast)];
+    let mut measured = vec![
+        ("memcpy", t_copy, n_copy),
+        ("encode", t_enc, n_enc),
+        ("decode fast", t_fast, n_fast),
+    ];
     if !args.no_oracle {
         let (t, n) = time(args.iters, || decode(&encoded, DecoderKind::Oracle).map(|v| v.len()));
         measured.push(("decode oracle", t, n));
@@ -165,7 +182,13 @@ pub fn measure(args: &BenchArgs, ui: Ui) -> CliResult<BenchReport> {
         .into_iter()
         .map(|(op, t, runs)| {
             let speed = mib / t.as_secs_f64().max(1e-12);
-            Measurement { op: op.to_owned(), seconds: t.as_secs_f64(), mib_per_s: speed, vs_memcpy: speed / copy_speed, runs }
+            Measurement {
+                op: op.to_owned(),
+                seconds: t.as_secs_f64(),
+                mib_per_s: speed,
+                vs_memcpy: speed / copy_speed,
+                runs,
+            }
         })
         .collect();
     Ok(BenchReport {
@@ -173,7 +196,11 @@ pub fn measure(args: &BenchArgs, ui: Ui) -> CliResult<BenchReport> {
         entries: tensors.len(),
         raw_bytes: raw,
         encoded_bytes: encoded.len() as u64,
-        ratio: if encoded.is_empty() { 0.0 } else { raw as f64 / encoded.len() as f64 },
+        ratio: if encoded.is_empty() {
+            0.0
+        } else {
+            raw as f64 / encoded.len() as f64
+        },
         threads: rayon::current_num_threads(),
         measurements,
     })
@@ -185,7 +212,10 @@ pub fn render_text(r: &BenchReport) -> String {
         "{}: {} entries, {} tensor bytes -> {} encoded bytes (ratio {:.4}), {} threads\n",
         r.file, r.entries, r.raw_bytes, r.encoded_bytes, r.ratio, r.threads
     );
-    s.push_str(&format!("{:<14} {:>12} {:>12} {:>10} {:>5}\n", "op", "MiB/s", "ms/run", "x memcpy", "runs"));
+    s.push_str(&format!(
+        "{:<14} {:>12} {:>12} {:>10} {:>5}\n",
+        "op", "MiB/s", "ms/run", "x memcpy", "runs"
+    ));
     for m in &r.measurements {
         s.push_str(&format!(
             "{:<14} {:>12.1} {:>12.3} {:>10.4} {:>5}\n",

@@ -75,7 +75,10 @@ fn check_not_an_input(output: &Path, inputs: &Inputs) -> CliResult<()> {
 pub fn run(args: &CompressArgs, ui: Ui) -> CliResult<CompressSummary> {
     let opts = encode_options(args);
     let inputs = inputs::collect(&args.input)?;
-    let output = args.output.clone().unwrap_or_else(|| default_output(&args.input, inputs.kind));
+    let output = args
+        .output
+        .clone()
+        .unwrap_or_else(|| default_output(&args.input, inputs.kind));
     check_not_an_input(&output, &inputs)?;
     atomic::check_target(&output, args.force)?;
     for note in &inputs.notes {
@@ -87,7 +90,14 @@ pub fn run(args: &CompressArgs, ui: Ui) -> CliResult<CompressSummary> {
         let file = &inputs.files[t.file].0;
         let l = layout::choose(t.dtype, &t.shape, args.row_dim).map_err(|m| {
             let e = CliError::bad_input(file, "E_SHAPE", format!("tensor '{}': {m}", t.name));
-            if args.row_dim.is_some() { CliError { kind: crate::error::ErrorKind::Usage, ..e } } else { e }
+            if args.row_dim.is_some() {
+                CliError {
+                    kind: crate::error::ErrorKind::Usage,
+                    ..e
+                }
+            } else {
+                e
+            }
         })?;
         if let Some(note) = &l.note {
             ui.note(&format!("{}: tensor '{}': {note}", file.display(), t.name));
@@ -98,9 +108,14 @@ pub fn run(args: &CompressArgs, ui: Ui) -> CliResult<CompressSummary> {
     let total = inputs.total_bytes();
     let bar = ui.bytes_bar(total, "compress");
     let file_bytes = atomic::write_file(&output, args.force, |w| {
-        let mut counting = CountingWriter { inner: w, written: 0, error: None };
+        let mut counting = CountingWriter {
+            inner: w,
+            written: 0,
+            error: None,
+        };
         let result = (|| -> CliResult<()> {
-            let mut writer = ContainerWriter::new(&mut counting, opts.clone()).map_err(|e| CliError::format(&output, e))?;
+            let mut writer =
+                ContainerWriter::new(&mut counting, opts.clone()).map_err(|e| CliError::format(&output, e))?;
             for (t, l) in inputs.tensors.iter().zip(&layouts) {
                 let file = &inputs.files[t.file].0;
                 writer
@@ -124,9 +139,18 @@ pub fn run(args: &CompressArgs, ui: Ui) -> CliResult<CompressSummary> {
         result.map(|()| counting.written)
     })?;
     bar.finish_and_clear();
-    let summary = CompressSummary { output, entries: inputs.tensors.len(), raw_bytes: total, file_bytes };
+    let summary = CompressSummary {
+        output,
+        entries: inputs.tensors.len(),
+        raw_bytes: total,
+        file_bytes,
+    };
     if !ui.quiet {
-        let saved = if total > 0 { 100.0 * (1.0 - file_bytes as f64 / total as f64) } else { 0.0 };
+        let saved = if total > 0 {
+            100.0 * (1.0 - file_bytes as f64 / total as f64)
+        } else {
+            0.0
+        };
         eprintln!(
             "{} -> {}: {} entries, {} -> {} bytes (ratio {:.4}, saved {saved:.2}% incl. overhead)",
             args.input.display(),
@@ -134,7 +158,11 @@ pub fn run(args: &CompressArgs, ui: Ui) -> CliResult<CompressSummary> {
             summary.entries,
             total,
             file_bytes,
-            if file_bytes > 0 { total as f64 / file_bytes as f64 } else { 0.0 },
+            if file_bytes > 0 {
+                total as f64 / file_bytes as f64
+            } else {
+                0.0
+            },
         );
     }
     Ok(summary)

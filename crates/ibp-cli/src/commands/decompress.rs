@@ -10,7 +10,6 @@ use crate::commands::open_container;
 use crate::error::{CliError, CliResult};
 use crate::naming::{safe_relative_path, FolderEntry};
 use crate::progress::Ui;
-use crate::rows::RowSelection;
 use crate::tensor_io::{npy, safetensors};
 use ibp_codec::{ContainerReader, DecoderKind};
 use ibp_format::{Dtype, EntryInfo};
@@ -103,7 +102,9 @@ pub fn run(args: &DecompressArgs, ui: Ui) -> CliResult<DecompressSummary> {
             })
             .collect::<CliResult<_>>()?
     };
-    let explicit = args.output_kind.or_else(|| args.output.as_deref().and_then(kind_of_extension));
+    let explicit = args
+        .output_kind
+        .or_else(|| args.output.as_deref().and_then(kind_of_extension));
     let folder_form = !selected.is_empty() && selected.iter().all(|&i| FolderEntry::parse(&entries[i].name).is_some());
     let kind = explicit.unwrap_or(if folder_form && args.rows.is_none() {
         OutputKind::Folder
@@ -118,7 +119,7 @@ pub fn run(args: &DecompressArgs, ui: Ui) -> CliResult<DecompressSummary> {
     }
     let decoder = args.decoder.kind();
 
-    if let Some(list) = &args.rows {
+    if let Some(selection) = &args.rows {
         if selected.len() != 1 {
             return Err(CliError::usage(format!(
                 "--rows needs exactly one entry; {} has {} (choose one with --entry)",
@@ -127,34 +128,58 @@ pub fn run(args: &DecompressArgs, ui: Ui) -> CliResult<DecompressSummary> {
             )));
         }
         let e = &entries[selected[0]];
-        let selection = RowSelection::parse(list).map_err(|m| CliError::usage(format!("--rows: {m}")))?;
         let rows = selection
             .resolve(e.row_count, reader.limits().max_gather_rows)
             .map_err(|m| CliError::usage(format!("--rows: entry '{}': {m}", e.name)))?;
-        let data = reader.gather(selected[0], &rows, decoder).map_err(|err| CliError::format(input, err))?;
+        let data = reader
+            .gather(selected[0], &rows, decoder)
+            .map_err(|err| CliError::format(input, err))?;
         let shape = gathered_shape(e, rows.len() as u64);
         let bytes = data.len() as u64;
         match kind {
             OutputKind::Npy => {
                 let header = npy_header(e.dtype, &shape, &e.name)?;
                 atomic::write_file(&output, args.force, |w| {
-                    w.write_all(&header).and_then(|()| w.write_all(&data)).map_err(|er| CliError::io(&output, "cannot write the output", &er))
+                    w.write_all(&header)
+                        .and_then(|()| w.write_all(&data))
+                        .map_err(|er| CliError::io(&output, "cannot write the output", &er))
                 })?;
             }
             OutputKind::Safetensors => {
-                let spec = safetensors::TensorSpec { name: &e.name, dtype: e.dtype, shape: &shape };
+                let spec = safetensors::TensorSpec {
+                    name: &e.name,
+                    dtype: e.dtype,
+                    shape: &shape,
+                };
                 atomic::write_file(&output, args.force, |w| {
-                    safetensors::write(w, &[(spec, &data)], None).map_err(|er| CliError::io(&output, "cannot write the output", &er))
+                    safetensors::write(w, &[(spec, &data)], None)
+                        .map_err(|er| CliError::io(&output, "cannot write the output", &er))
                 })?;
             }
-            OutputKind::Folder => return Err(CliError::usage("--rows writes one .npy or .safetensors file, not a folder")),
+            OutputKind::Folder => {
+                return Err(CliError::usage(
+                    "--rows writes one .npy or .safetensors file, not a folder",
+                ))
+            }
         }
-        return finish(ui, DecompressSummary { output, kind, entries: 1, bytes });
+        return finish(
+            ui,
+            DecompressSummary {
+                output,
+                kind,
+                entries: 1,
+                bytes,
+            },
+        );
     }
 
     let total: u64 = selected.iter().map(|&i| entries[i].decoded_len()).sum();
     let bar = ui.bytes_bar(total, "decompress");
-    let ctx = Ctx { input, decoder, bar: &bar };
+    let ctx = Ctx {
+        input,
+        decoder,
+        bar: &bar,
+    };
     match kind {
         OutputKind::Npy => {
             if selected.len() != 1 {
@@ -168,7 +193,9 @@ pub fn run(args: &DecompressArgs, ui: Ui) -> CliResult<DecompressSummary> {
             atomic::write_file(&output, args.force, |w| ctx.npy(&mut reader, i, &header, w, &output))?;
         }
         OutputKind::Safetensors => {
-            atomic::write_file(&output, args.force, |w| ctx.safetensors(&mut reader, &entries, &selected, w, &output))?;
+            atomic::write_file(&output, args.force, |w| {
+                ctx.safetensors(&mut reader, &entries, &selected, w, &output)
+            })?;
         }
         OutputKind::Folder => {
             let plan = folder_plan(&entries, &selected).map_err(|m| CliError::bad_input(input, "E_NAME", m))?;
@@ -185,7 +212,9 @@ pub fn run(args: &DecompressArgs, ui: Ui) -> CliResult<DecompressSummary> {
                         FolderFile::Safetensors(list) => {
                             let idx: Vec<usize> = list.iter().map(|(i, _)| *i).collect();
                             let names: Vec<&str> = list.iter().map(|(_, n)| n.as_str()).collect();
-                            atomic::write_inner_file(&path, |w| ctx.safetensors_named(&mut reader, &entries, &idx, &names, w, &shown))?;
+                            atomic::write_inner_file(&path, |w| {
+                                ctx.safetensors_named(&mut reader, &entries, &idx, &names, w, &shown)
+                            })?;
                         }
                     }
                 }
@@ -194,12 +223,25 @@ pub fn run(args: &DecompressArgs, ui: Ui) -> CliResult<DecompressSummary> {
         }
     }
     bar.finish_and_clear();
-    finish(ui, DecompressSummary { output, kind, entries: selected.len(), bytes: total })
+    finish(
+        ui,
+        DecompressSummary {
+            output,
+            kind,
+            entries: selected.len(),
+            bytes: total,
+        },
+    )
 }
 
 fn finish(ui: Ui, s: DecompressSummary) -> CliResult<DecompressSummary> {
     if !ui.quiet {
-        eprintln!("wrote {} ({} entries, {} tensor bytes)", s.output.display(), s.entries, s.bytes);
+        eprintln!(
+            "wrote {} ({} entries, {} tensor bytes)",
+            s.output.display(),
+            s.entries,
+            s.bytes
+        );
     }
     Ok(s)
 }
@@ -224,7 +266,10 @@ fn folder_plan(entries: &[EntryInfo], selected: &[usize]) -> Result<Vec<(PathBuf
     let mut plan: Vec<(PathBuf, FolderFile)> = Vec::new();
     for &i in selected {
         let name = &entries[i].name;
-        let fe = FolderEntry::parse(name).unwrap_or(FolderEntry { file: format!("{name}.npy"), tensor: None });
+        let fe = FolderEntry::parse(name).unwrap_or(FolderEntry {
+            file: format!("{name}.npy"),
+            tensor: None,
+        });
         let rel = safe_relative_path(&fe.file)?;
         match (fe.tensor, plan.iter_mut().find(|(p, _)| *p == rel)) {
             (Some(t), Some((_, FolderFile::Safetensors(list)))) => list.push((i, t)),
@@ -246,7 +291,14 @@ struct Ctx<'a> {
 impl Ctx<'_> {
     /// Streams entry `i` into `w`, attributing write failures to `output`.
     fn stream<W: Write>(&self, reader: &mut Reader, i: usize, w: &mut W, output: &Path) -> CliResult<()> {
-        let mut sink = BarWriter { inner: CountingWriter { inner: w, written: 0, error: None }, bar: self.bar };
+        let mut sink = BarWriter {
+            inner: CountingWriter {
+                inner: w,
+                written: 0,
+                error: None,
+            },
+            bar: self.bar,
+        };
         let r = reader.decode_entry_to(i, self.decoder, &mut sink);
         if let Some(e) = sink.inner.error.take() {
             return Err(CliError::io(output, "cannot write the output", &e));
@@ -255,7 +307,8 @@ impl Ctx<'_> {
     }
 
     fn npy<W: Write>(&self, reader: &mut Reader, i: usize, header: &[u8], w: &mut W, output: &Path) -> CliResult<()> {
-        w.write_all(header).map_err(|e| CliError::io(output, "cannot write the output", &e))?;
+        w.write_all(header)
+            .map_err(|e| CliError::io(output, "cannot write the output", &e))?;
         self.stream(reader, i, w, output)
     }
 
@@ -283,11 +336,16 @@ impl Ctx<'_> {
         let specs: Vec<safetensors::TensorSpec<'_>> = selected
             .iter()
             .zip(names)
-            .map(|(&i, name)| safetensors::TensorSpec { name, dtype: entries[i].dtype, shape: &entries[i].shape })
+            .map(|(&i, name)| safetensors::TensorSpec {
+                name,
+                dtype: entries[i].dtype,
+                shape: &entries[i].shape,
+            })
             .collect();
         let header = safetensors::header_bytes(&specs, None)
             .map_err(|e| CliError::bad_input(self.input, "E_NAME", e.to_string()))?;
-        w.write_all(&header).map_err(|e| CliError::io(output, "cannot write the output", &e))?;
+        w.write_all(&header)
+            .map_err(|e| CliError::io(output, "cannot write the output", &e))?;
         for &i in selected {
             self.stream(reader, i, w, output)?;
         }
@@ -318,7 +376,14 @@ mod tests {
     use super::*;
 
     fn entry(shape: &[u64], row_count: u64, row_bytes: u64) -> EntryInfo {
-        EntryInfo { name: "x".into(), dtype: Dtype::F32, shape: shape.to_vec(), row_count, row_bytes, chunks: vec![] }
+        EntryInfo {
+            name: "x".into(),
+            dtype: Dtype::F32,
+            shape: shape.to_vec(),
+            row_count,
+            row_bytes,
+            chunks: vec![],
+        }
     }
 
     #[test]
@@ -333,9 +398,15 @@ mod tests {
 
     #[test]
     fn default_outputs() {
-        assert_eq!(default_output(Path::new("a/m.ibp"), OutputKind::Npy), Path::new("a/m.npy"));
+        assert_eq!(
+            default_output(Path::new("a/m.ibp"), OutputKind::Npy),
+            Path::new("a/m.npy")
+        );
         assert_eq!(default_output(Path::new("m.ibp"), OutputKind::Folder), Path::new("m"));
         assert_eq!(default_output(Path::new("m"), OutputKind::Folder), Path::new("m.out"));
-        assert_eq!(default_output(Path::new("m.bin"), OutputKind::Safetensors), Path::new("m.safetensors"));
+        assert_eq!(
+            default_output(Path::new("m.bin"), OutputKind::Safetensors),
+            Path::new("m.safetensors")
+        );
     }
 }

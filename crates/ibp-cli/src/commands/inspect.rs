@@ -99,7 +99,11 @@ pub struct InspectReport {
 }
 
 fn ratio(a: u64, b: u64) -> f64 {
-    if b == 0 { 0.0 } else { a as f64 / b as f64 }
+    if b == 0 {
+        0.0
+    } else {
+        a as f64 / b as f64
+    }
 }
 
 /// Reads every chunk's metadata (not the payloads) and builds the report.
@@ -188,14 +192,21 @@ pub fn report(path: &Path) -> CliResult<InspectReport> {
         container_overhead_bytes: HEADER_LEN + reader.footer().directory_len + FOOTER_LEN,
         chunk_overhead_bytes: chunk_overhead_total,
         ratio: ratio(raw, file_bytes),
-        space_saved_fraction: if raw == 0 { 0.0 } else { 1.0 - file_bytes as f64 / raw as f64 },
+        space_saved_fraction: if raw == 0 {
+            0.0
+        } else {
+            1.0 - file_bytes as f64 / raw as f64
+        },
         raw_row_fraction: ratio(all_raw_rows, all_rows),
         entries: out,
     })
 }
 
 fn histogram(h: &BTreeMap<u32, usize>, unit: &str) -> String {
-    h.iter().map(|(k, v)| format!("{k}{unit}x{v}")).collect::<Vec<_>>().join(" ")
+    h.iter()
+        .map(|(k, v)| format!("{k}{unit}x{v}"))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn shape_text(shape: &[u64]) -> String {
@@ -205,7 +216,14 @@ fn shape_text(shape: &[u64]) -> String {
 /// Renders the report as text.
 pub fn render_text(r: &InspectReport, chunks: bool) -> String {
     let mut s = String::new();
-    let _ = writeln!(s, "{}: IBP {}, {} entries, {} bytes", r.file, r.version, r.entries.len(), r.file_bytes);
+    let _ = writeln!(
+        s,
+        "{}: IBP {}, {} entries, {} bytes",
+        r.file,
+        r.version,
+        r.entries.len(),
+        r.file_bytes
+    );
     let _ = writeln!(
         s,
         "{:<40} {:>5} {:>18} {:>10} {:>7} {:>10} {:>7} {:>7} {:>6} {:>8}",
@@ -213,7 +231,10 @@ pub fn render_text(r: &InspectReport, chunks: bool) -> String {
     );
     for e in &r.entries {
         let name = if e.name.chars().count() > 40 {
-            format!("...{}", e.name.chars().skip(e.name.chars().count() - 37).collect::<String>())
+            format!(
+                "...{}",
+                e.name.chars().skip(e.name.chars().count() - 37).collect::<String>()
+            )
         } else {
             e.name.clone()
         };
@@ -233,7 +254,11 @@ pub fn render_text(r: &InspectReport, chunks: bool) -> String {
         );
         if chunks {
             for c in &e.chunks {
-                let inv: Vec<String> = c.invariant_fraction_per_group.iter().map(|f| format!("{:.1}%", 100.0 * f)).collect();
+                let inv: Vec<String> = c
+                    .invariant_fraction_per_group
+                    .iter()
+                    .map(|f| format!("{:.1}%", 100.0 * f))
+                    .collect();
                 let _ = writeln!(
                     s,
                     "    chunk {:>5}: rows {}..{} W={} A={} G={} bytes={} payload={} raw_rows={} invariant/group=[{}]",

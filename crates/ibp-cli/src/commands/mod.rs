@@ -16,7 +16,10 @@ use std::path::Path;
 pub fn open_container(path: &Path) -> CliResult<ContainerReader<BufReader<File>>> {
     let file = File::open(path).at(path, "cannot open")?;
     if file.metadata().at(path, "cannot stat")?.is_dir() {
-        return Err(CliError::usage(format!("{} is a folder, not a .ibp file", path.display())));
+        return Err(CliError::usage(format!(
+            "{} is a folder, not a .ibp file",
+            path.display()
+        )));
     }
     ContainerReader::open(BufReader::with_capacity(1 << 20, file)).map_err(|e| CliError::format(path, e))
 }

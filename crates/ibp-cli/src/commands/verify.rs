@@ -77,18 +77,22 @@ pub fn check(path: &Path, oracle: bool, ui: Ui) -> CliResult<VerifyResult> {
     };
     for (ei, e) in entries.iter().enumerate() {
         let starts = e.chunk_row_starts();
-        for ci in 0..e.chunks.len() {
+        for (ci, &chunk_start) in starts.iter().take(e.chunks.len()).enumerate() {
             let problem = |code: &str, detail: String, row_in_chunk: Option<u64>| Problem {
                 entry: e.name.clone(),
                 entry_index: ei,
                 chunk: ci,
-                row: row_in_chunk.map(|r| starts[ci] + r),
+                row: row_in_chunk.map(|r| chunk_start + r),
                 code: code.to_owned(),
                 detail,
             };
             let fast = reader.decode_chunk(ei, ci, DecoderKind::Fast);
             let outcome = match fast {
-                Err(err) => Err(problem(err.code.as_str(), err.detail.clone(), row_in_detail(&err.detail))),
+                Err(err) => Err(problem(
+                    err.code.as_str(),
+                    err.detail.clone(),
+                    row_in_detail(&err.detail),
+                )),
                 Ok(fast) if oracle => match reader.decode_chunk(ei, ci, DecoderKind::Oracle) {
                     Err(err) => Err(problem(
                         err.code.as_str(),
@@ -97,7 +101,8 @@ pub fn check(path: &Path, oracle: bool, ui: Ui) -> CliResult<VerifyResult> {
                     )),
                     Ok(slow) if slow != fast => {
                         let rb = e.row_bytes as usize;
-                        let row = (0..fast.len() / rb).find(|&r| fast[r * rb..(r + 1) * rb] != slow[r * rb..(r + 1) * rb]);
+                        let row =
+                            (0..fast.len() / rb).find(|&r| fast[r * rb..(r + 1) * rb] != slow[r * rb..(r + 1) * rb]);
                         Err(problem(
                             "E_DECODER_MISMATCH",
                             "fast and oracle decoders disagree".to_owned(),

@@ -35,9 +35,7 @@ pub type Result<T, E = TensorIoError> = std::result::Result<T, E>;
 
 /// Product of `shape` times `elem_size`, `None` on overflow (the byte size of a C-order tensor).
 pub fn tensor_bytes(shape: &[u64], elem_size: u64) -> Option<u64> {
-    shape
-        .iter()
-        .try_fold(elem_size, |acc, &d| acc.checked_mul(d))
+    shape.iter().try_fold(elem_size, |acc, &d| acc.checked_mul(d))
 }
 
 pub(crate) fn malformed<T>(msg: impl Into<String>) -> Result<T> {

@@ -181,15 +181,11 @@ pub fn parse_header(bytes: &[u8]) -> Result<NpyHeader> {
     let dict = parse_dict(&text)?;
     let dtype = dtype_from_descr(&dict.descr)?;
     if dict.fortran_order {
-        return unsupported(
-            "fortran_order=True (column-major) arrays are not supported; save np.ascontiguousarray(a)",
-        );
+        return unsupported("fortran_order=True (column-major) arrays are not supported; save np.ascontiguousarray(a)");
     }
     let data_len = tensor_bytes(&dict.shape, dtype.size())
         .and_then(|n| usize::try_from(n).ok())
-        .ok_or_else(|| {
-            TensorIoError::Malformed(format!("shape {:?} overflows the address space", dict.shape))
-        })?;
+        .ok_or_else(|| TensorIoError::Malformed(format!("shape {:?} overflows the address space", dict.shape)))?;
     Ok(NpyHeader {
         version,
         dtype,
@@ -210,14 +206,7 @@ pub fn header_bytes(dtype: Dtype, shape: &[u64]) -> Result<Vec<u8>> {
     let shape_repr = match shape {
         [] => "()".to_owned(),
         [d] => format!("({d},)"),
-        _ => format!(
-            "({})",
-            shape
-                .iter()
-                .map(u64::to_string)
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
+        _ => format!("({})", shape.iter().map(u64::to_string).collect::<Vec<_>>().join(", ")),
     };
     let mut dict = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape_repr}, }}");
     if let Some(first) = shape.first() {
@@ -237,7 +226,7 @@ pub fn header_bytes(dtype: Dtype, shape: &[u64]) -> Result<Vec<u8>> {
             out.extend_from_slice(&u32::try_from(total).ok()?.to_le_bytes());
         }
         out.extend_from_slice(dict.as_bytes());
-        out.extend(std::iter::repeat_n(b' ', padlen));
+        out.resize(out.len() + padlen, b' ');
         out.push(b'\n');
         Some(out)
     };
@@ -248,13 +237,16 @@ pub fn header_bytes(dtype: Dtype, shape: &[u64]) -> Result<Vec<u8>> {
 
 /// Writes a whole `.npy` file: header then `data` (C order, little-endian).
 pub fn write<W: Write>(out: &mut W, dtype: Dtype, shape: &[u64], data: &[u8]) -> std::io::Result<()> {
-    let header = header_bytes(dtype, shape)
-        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()))?;
+    let header =
+        header_bytes(dtype, shape).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()))?;
     let expected = tensor_bytes(shape, dtype.size());
     if expected != Some(data.len() as u64) {
         return Err(std::io::Error::new(
             std::io::ErrorKind::InvalidInput,
-            format!("{} data bytes for shape {shape:?} of {dtype} (expected {expected:?})", data.len()),
+            format!(
+                "{} data bytes for shape {shape:?} of {dtype} (expected {expected:?})",
+                data.len()
+            ),
         ));
     }
     out.write_all(&header)?;
@@ -278,7 +270,10 @@ enum PyValue {
 /// Parses `{'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), }` (whitespace anywhere,
 /// either quote style, optional trailing commas, Python-2 `L` suffixes on integers).
 fn parse_dict(text: &str) -> Result<HeaderDict> {
-    let mut p = Parser { s: text.as_bytes(), i: 0 };
+    let mut p = Parser {
+        s: text.as_bytes(),
+        i: 0,
+    };
     p.ws();
     p.expect(b'{')?;
     let (mut descr, mut fortran, mut shape) = (None, None, None);
@@ -296,9 +291,7 @@ fn parse_dict(text: &str) -> Result<HeaderDict> {
             ("descr", PyValue::Str(s)) if descr.is_none() => descr = Some(s),
             ("fortran_order", PyValue::Bool(b)) if fortran.is_none() => fortran = Some(b),
             ("shape", PyValue::Tuple(t)) if shape.is_none() => shape = Some(t),
-            ("descr", _) => {
-                return unsupported("structured (record) dtypes are not supported")
-            }
+            ("descr", _) => return unsupported("structured (record) dtypes are not supported"),
             (k, _) => return malformed(format!("unexpected or repeated header key '{k}'")),
         }
         p.ws();
@@ -347,10 +340,7 @@ impl Parser<'_> {
         if self.eat(c) {
             Ok(())
         } else {
-            malformed(format!(
-                "header dict: expected '{}' at byte {}",
-                c as char, self.i
-            ))
+            malformed(format!("header dict: expected '{}' at byte {}", c as char, self.i))
         }
     }
 
@@ -415,9 +405,9 @@ impl Parser<'_> {
             self.i += 1;
         }
         let digits = std::str::from_utf8(&self.s[start..self.i]).expect("ASCII digits");
-        let value = digits.parse::<u64>().map_err(|_| {
-            TensorIoError::Malformed(format!("header dict: bad dimension at byte {start}"))
-        })?;
+        let value = digits
+            .parse::<u64>()
+            .map_err(|_| TensorIoError::Malformed(format!("header dict: bad dimension at byte {start}")))?;
         let _ = self.eat(b'L'); // Python 2 long suffix
         Ok(value)
     }
@@ -513,9 +503,21 @@ mod tests {
             handmade(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }", &[0; 8]),
             handmade(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }", &[0; 8]),
             handmade(1, "{'descr': '<f4', 'shape': (2,), }", &[0; 8]),
-            handmade(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'x': 1}", &[0; 8]),
-            handmade(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999,), }", &[]),
-            handmade(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (4294967296, 4294967296), }", &[]),
+            handmade(
+                1,
+                "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'x': 1}",
+                &[0; 8],
+            ),
+            handmade(
+                1,
+                "{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999,), }",
+                &[],
+            ),
+            handmade(
+                1,
+                "{'descr': '<f8', 'fortran_order': False, 'shape': (4294967296, 4294967296), }",
+                &[],
+            ),
             b"\x93NUMPY\x01\x00\xff\x00{".to_vec(),
             b"PK\x03\x04 not numpy".to_vec(),
             Vec::new(),

@@ -109,16 +109,21 @@ pub fn parse(bytes: &[u8]) -> Result<StFile> {
     let mut expected = data_start;
     for t in &tensors {
         if t.range.start != expected {
-            let what = if t.range.start < expected { "overlaps the tensor before it" } else { "leaves a hole before it" };
-            return malformed(format!("tensor '{}' {what} (data_offsets start {})", t.name, t.range.start - data_start));
+            let what = if t.range.start < expected {
+                "overlaps the tensor before it"
+            } else {
+                "leaves a hole before it"
+            };
+            return malformed(format!(
+                "tensor '{}' {what} (data_offsets start {})",
+                t.name,
+                t.range.start - data_start
+            ));
         }
         expected = t.range.end;
     }
     if expected != bytes.len() {
-        return malformed(format!(
-            "{} bytes after the last tensor's data",
-            bytes.len() - expected
-        ));
+        return malformed(format!("{} bytes after the last tensor's data", bytes.len() - expected));
     }
     Ok(StFile {
         tensors,
@@ -144,7 +149,10 @@ fn parse_tensor(name: String, value: &Value, data_start: usize, data_len: usize)
     let Value::Object(t) = value else {
         return Err(bad("is not an object"));
     };
-    let dtype_str = t.get("dtype").and_then(Value::as_str).ok_or_else(|| bad("no string 'dtype'"))?;
+    let dtype_str = t
+        .get("dtype")
+        .and_then(Value::as_str)
+        .ok_or_else(|| bad("no string 'dtype'"))?;
     let dtype = dtype_from_name(dtype_str).map_err(|e| match e {
         TensorIoError::Unsupported(m) => TensorIoError::Unsupported(format!("tensor '{name}': {m}")),
         other => other,
@@ -176,7 +184,9 @@ fn parse_tensor(name: String, value: &Value, data_start: usize, data_len: usize)
             end - begin
         )));
     }
-    if t.keys().any(|k| !matches!(k.as_str(), "dtype" | "shape" | "data_offsets")) {
+    if t.keys()
+        .any(|k| !matches!(k.as_str(), "dtype" | "shape" | "data_offsets"))
+    {
         return Err(bad("unexpected key in tensor info"));
     }
     Ok(StTensor {
@@ -255,7 +265,12 @@ pub fn write<W: Write>(
         if tensor_bytes(spec.shape, spec.dtype.size()) != Some(data.len() as u64) {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::InvalidInput,
-                format!("tensor '{}': {} bytes do not match shape {:?}", spec.name, data.len(), spec.shape),
+                format!(
+                    "tensor '{}': {} bytes do not match shape {:?}",
+                    spec.name,
+                    data.len(),
+                    spec.shape
+                ),
             ));
         }
     }
@@ -280,9 +295,30 @@ mod tests {
         write(
             &mut out,
             &[
-                (TensorSpec { name: "layer.0.weight", dtype: Dtype::F32, shape: &[2, 3] }, &a),
-                (TensorSpec { name: "scale", dtype: Dtype::Bf16, shape: &[2] }, &b),
-                (TensorSpec { name: "empty", dtype: Dtype::I64, shape: &[0, 4] }, &c),
+                (
+                    TensorSpec {
+                        name: "layer.0.weight",
+                        dtype: Dtype::F32,
+                        shape: &[2, 3],
+                    },
+                    &a,
+                ),
+                (
+                    TensorSpec {
+                        name: "scale",
+                        dtype: Dtype::Bf16,
+                        shape: &[2],
+                    },
+                    &b,
+                ),
+                (
+                    TensorSpec {
+                        name: "empty",
+                        dtype: Dtype::I64,
+                        shape: &[0, 4],
+                    },
+                    &c,
+                ),
             ],
             Some(&meta),
         )
@@ -339,7 +375,10 @@ mod tests {
         for c in &cases {
             assert!(matches!(parse(c), Err(TensorIoError::Malformed(_))), "{:?}", parse(c));
         }
-        let c64 = with_header("{\"z\":{\"dtype\":\"C64\",\"shape\":[1],\"data_offsets\":[0,8]}}", &[0; 8]);
+        let c64 = with_header(
+            "{\"z\":{\"dtype\":\"C64\",\"shape\":[1],\"data_offsets\":[0,8]}}",
+            &[0; 8],
+        );
         assert!(matches!(parse(&c64), Err(TensorIoError::Unsupported(_))));
     }
 
