@@ -36,10 +36,7 @@ fn check(target: &str, data: &[u8]) {
 fn every_corpus_and_crash_file_passes_its_property() {
     let inputs = replay::fuzz_inputs(&fuzz_dir()).expect("fuzz/ readable");
     for target in replay::TARGETS {
-        let corpus = inputs
-            .iter()
-            .filter(|i| i.target == target && !i.is_crash)
-            .count();
+        let corpus = inputs.iter().filter(|i| i.target == target && !i.is_crash).count();
         assert!(corpus > 0, "fuzz/corpus/{target}/ is empty: nothing would be replayed");
     }
     let mut failures = Vec::new();
@@ -55,10 +52,7 @@ fn every_corpus_and_crash_file_passes_its_property() {
         }
     }
     let crashes = inputs.iter().filter(|i| i.is_crash).count();
-    eprintln!(
-        "replayed {} fuzz inputs ({crashes} minimised crashes)",
-        inputs.len()
-    );
+    eprintln!("replayed {} fuzz inputs ({crashes} minimised crashes)", inputs.len());
     assert!(
         failures.is_empty(),
         "{} of {} fuzz inputs fail their property:\n{}",
@@ -166,4 +160,21 @@ fn write_seed_corpus() {
         row[0] = k;
         write("differential", &format!("row-{k:02}"), &row);
     }
+}
+
+#[test]
+fn replay_cases_agree_with_the_fast_cpu_decoder() {
+    // The same loop a GPU replay runs (with its own decoder in place of the fast CPU one).
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let cases = replay::replay_cases(root).expect("readable");
+    assert!(cases.len() > 50, "only {} replay cases", cases.len());
+    let mut decoded = 0;
+    for case in &cases {
+        let fast = ibp_codec::decode_bytes(&case.bytes, ibp_codec::row::DecoderKind::Fast)
+            .map(|v| v.into_iter().map(|(e, b)| (e.name, b)).collect::<Vec<_>>())
+            .map_err(|e| e.code);
+        assert_eq!(fast, case.expected, "{}", case.label);
+        decoded += case.expected.is_ok() as usize;
+    }
+    assert!(decoded >= 10, "only {decoded} cases decode");
 }

@@ -17,9 +17,7 @@ use std::collections::BTreeMap;
 use std::io::Cursor;
 
 fn decode_code(bytes: &[u8]) -> Result<(), ErrorCode> {
-    decode_bytes(bytes, DecoderKind::Fast)
-        .map(|_| ())
-        .map_err(|e| e.code)
+    decode_bytes(bytes, DecoderKind::Fast).map(|_| ()).map_err(|e| e.code)
 }
 
 /// The sample files the exhaustive tests walk (every one, all small).
@@ -55,7 +53,13 @@ fn every_truncated_prefix_is_rejected_with_e_truncated() {
 #[test]
 fn bytes_appended_after_the_footer_are_rejected_with_e_truncated() {
     for (name, bytes) in samples() {
-        for tail in [&[0u8][..], b"IBP", &[0xFF; 31], &[0; 32], &bytes[bytes.len() - 32..][..31]] {
+        for tail in [
+            &[0u8][..],
+            b"IBP",
+            &[0xFF; 31],
+            &[0; 32],
+            &bytes[bytes.len() - 32..][..31],
+        ] {
             let mut longer = bytes.clone();
             longer.extend_from_slice(tail);
             assert_eq!(
@@ -201,7 +205,10 @@ fn open_with(file: &[u8], limits: Limits) -> Result<ContainerReader<Cursor<&[u8]
 #[test]
 fn default_limits_are_sane() {
     let l = Limits::default();
-    assert!(l.max_output_bytes >= 1 << 30, "default output limit {l:?} too small for tensors");
+    assert!(
+        l.max_output_bytes >= 1 << 30,
+        "default output limit {l:?} too small for tensors"
+    );
     assert!(l.max_output_bytes <= 1 << 40, "default output limit {l:?} is no limit");
     assert!(l.max_gather_rows >= 1 << 16 && l.max_gather_rows <= 1 << 32);
     assert!(l.max_directory_bytes >= 1 << 20 && l.max_directory_bytes <= 1 << 32);
@@ -240,7 +247,10 @@ fn output_limit_is_enforced_with_e_limit_for_entries_and_gathers() {
         assert_eq!(r.decode_all(kind).unwrap_err().code, ErrorCode::Limit);
         // A gather's output counts, duplicates included: 3 rows of 8 bytes against a 24-byte limit.
         let mut g = open_with(&file, limits(24)).unwrap();
-        assert_eq!(g.gather(0, &[1, 1, 9], kind).unwrap(), [&data[8..16], &data[8..16], &data[72..80]].concat());
+        assert_eq!(
+            g.gather(0, &[1, 1, 9], kind).unwrap(),
+            [&data[8..16], &data[8..16], &data[72..80]].concat()
+        );
         assert_eq!(g.gather(0, &[1, 1, 9, 0], kind).unwrap_err().code, ErrorCode::Limit);
     }
     // Output limits apply before anything is allocated: an absurd request is refused at once.
@@ -248,7 +258,10 @@ fn output_limit_is_enforced_with_e_limit_for_entries_and_gathers() {
     let many = vec![0u64; 1 << 16];
     assert!(g.gather(0, &many, DecoderKind::Fast).is_ok());
     let mut tight = open_with(&file, limits(1 << 10)).unwrap();
-    assert_eq!(tight.gather(0, &many, DecoderKind::Fast).unwrap_err().code, ErrorCode::Limit);
+    assert_eq!(
+        tight.gather(0, &many, DecoderKind::Fast).unwrap_err().code,
+        ErrorCode::Limit
+    );
 }
 
 #[test]
@@ -259,11 +272,23 @@ fn gather_row_limit_is_enforced_with_e_limit() {
         ..Limits::default()
     };
     let mut r = open_with(&file, limits).unwrap();
-    assert_eq!(r.gather(0, &[3, 2, 1, 0], DecoderKind::Fast).unwrap(), [&data[24..32], &data[16..24], &data[8..16], &data[..8]].concat());
-    assert_eq!(r.gather(0, &[0; 5], DecoderKind::Fast).unwrap_err().code, ErrorCode::Limit);
+    assert_eq!(
+        r.gather(0, &[3, 2, 1, 0], DecoderKind::Fast).unwrap(),
+        [&data[24..32], &data[16..24], &data[8..16], &data[..8]].concat()
+    );
+    assert_eq!(
+        r.gather(0, &[0; 5], DecoderKind::Fast).unwrap_err().code,
+        ErrorCode::Limit
+    );
     // The limit is checked before the row indices: E_LIMIT wins over E_ROW_INDEX.
-    assert_eq!(r.gather(0, &[99; 5], DecoderKind::Fast).unwrap_err().code, ErrorCode::Limit);
-    assert_eq!(r.gather(0, &[99; 4], DecoderKind::Fast).unwrap_err().code, ErrorCode::RowIndex);
+    assert_eq!(
+        r.gather(0, &[99; 5], DecoderKind::Fast).unwrap_err().code,
+        ErrorCode::Limit
+    );
+    assert_eq!(
+        r.gather(0, &[99; 4], DecoderKind::Fast).unwrap_err().code,
+        ErrorCode::RowIndex
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -286,7 +311,15 @@ pub fn assemble(chunks: &[u8], directory: &[u8]) -> Vec<u8> {
 }
 
 /// A directory record of one entry (the caller picks each field, valid or not).
-fn entry_record(name: &[u8], dtype: u8, shape: &[u64], row_count: u64, row_bytes: u64, chunk_count: u32, refs: &[(u64, u64, u32)]) -> Vec<u8> {
+fn entry_record(
+    name: &[u8],
+    dtype: u8,
+    shape: &[u64],
+    row_count: u64,
+    row_bytes: u64,
+    chunk_count: u32,
+    refs: &[(u64, u64, u32)],
+) -> Vec<u8> {
     let mut r = Vec::new();
     r.extend_from_slice(&(name.len() as u16).to_le_bytes());
     r.push(dtype);
@@ -324,25 +357,45 @@ pub fn huge_claims() -> Vec<(&'static str, Vec<u8>, ErrorCode)> {
     let u8_code = ibp_format::Dtype::U8.code();
     let mut cases = Vec::new();
     // 4 billion entries announced, none present.
-    cases.push(("entry_count 2^32-1", assemble(&[], &directory(u32::MAX, &[])), ErrorCode::Directory));
+    cases.push((
+        "entry_count 2^32-1",
+        assemble(&[], &directory(u32::MAX, &[])),
+        ErrorCode::Directory,
+    ));
     // 4 billion chunk references announced, none present.
     let rec = entry_record(b"x", u8_code, &[1 << 40], 1 << 40, 1, u32::MAX, &[]);
-    cases.push(("chunk_count 2^32-1", assemble(&[], &directory(1, &[rec])), ErrorCode::Directory));
+    cases.push((
+        "chunk_count 2^32-1",
+        assemble(&[], &directory(1, &[rec])),
+        ErrorCode::Directory,
+    ));
     // A directory length of 2^63 in the footer.
     let mut f = assemble(&[], &directory(0, &[]));
     let n = f.len();
-    let footer = ibp_format::Footer { directory_offset: 32, directory_len: 1 << 63, directory_crc: 0 };
+    let footer = ibp_format::Footer {
+        directory_offset: 32,
+        directory_len: 1 << 63,
+        directory_crc: 0,
+    };
     f[n - 32..].copy_from_slice(&footer.to_bytes());
     cases.push(("directory_len 2^63", f, ErrorCode::Layout));
     // A shape of 2^64-ish elements (overflowing the product).
     let rec = entry_record(b"x", u8_code, &[u64::MAX, u64::MAX], u64::MAX, 1, 0, &[]);
-    cases.push(("shape overflows", assemble(&[], &directory(1, &[rec])), ErrorCode::Shape));
+    cases.push((
+        "shape overflows",
+        assemble(&[], &directory(1, &[rec])),
+        ErrorCode::Shape,
+    ));
     // row_bytes of 2^40.
     let rec = entry_record(b"x", u8_code, &[1 << 40], 1, 1 << 40, 0, &[]);
     cases.push(("row_bytes 2^40", assemble(&[], &directory(1, &[rec])), ErrorCode::Limit));
     // A chunk reference with a length of 2^64-1 bytes.
     let rec = entry_record(b"x", u8_code, &[4, 1], 4, 1, 1, &[(32, u64::MAX, 4)]);
-    cases.push(("chunk byte_len 2^64-1", assemble(&[], &directory(1, &[rec])), ErrorCode::Layout));
+    cases.push((
+        "chunk byte_len 2^64-1",
+        assemble(&[], &directory(1, &[rec])),
+        ErrorCode::Layout,
+    ));
     // A chunk of 2^20 rows of 2^12 bytes (4 GiB decoded) whose header claims a payload of 2^62.
     let rows = 1u64 << 20;
     let row_bytes = 1u64 << 12;
@@ -356,8 +409,20 @@ pub fn huge_claims() -> Vec<(&'static str, Vec<u8>, ErrorCode)> {
     head[24..32].copy_from_slice(&(1u64 << 62).to_le_bytes());
     let meta_len = 2 * row_bytes + rows;
     head[32..36].copy_from_slice(&(meta_len as u32).to_le_bytes());
-    let rec = entry_record(b"x", u8_code, &[rows, row_bytes], rows, row_bytes, 1, &[(32, 48, rows as u32)]);
-    cases.push(("payload_len 2^62", assemble(&head, &directory(1, &[rec])), ErrorCode::Layout));
+    let rec = entry_record(
+        b"x",
+        u8_code,
+        &[rows, row_bytes],
+        rows,
+        row_bytes,
+        1,
+        &[(32, 48, rows as u32)],
+    );
+    cases.push((
+        "payload_len 2^62",
+        assemble(&head, &directory(1, &[rec])),
+        ErrorCode::Layout,
+    ));
     cases
 }
 
@@ -368,5 +433,24 @@ fn crafted_files_claiming_huge_sizes_are_rejected_with_their_codes() {
         assert_eq!(got, Err(code), "{what}");
         props::check_parse(&file);
         props::check_decode(&file);
+    }
+}
+
+#[test]
+fn a_prefix_that_ends_with_the_end_magic_fails_the_footer_crc_instead() {
+    // The one exception to "every prefix is E_TRUNCATED": when the cut falls right after bytes that
+    // spell `IBPEND\r\n` inside the file (here in an entry name), step 3 finds the end magic and
+    // the footer CRC check reports the damage (E_FOOTER_CRC) — still a rejection, but not the
+    // code a reader of spec 8.2 alone would expect.
+    let data = [1u8, 2, 3, 4];
+    let t = [("name IBPEND\r\n", ibp_format::Dtype::U8, &[4u64][..], 4, &data[..])];
+    let file = ibp_codec::encode_to_vec(&t, &ibp_codec::options::EncodeOptions::default()).unwrap();
+    let magic = ibp_format::END_MAGIC;
+    let at = file.windows(8).position(|w| w == magic).expect("name holds the magic");
+    assert!(at + 8 < file.len() - 32, "the magic inside the file, not the footer's");
+    assert_eq!(decode_code(&file[..at + 8]), Err(ErrorCode::FooterCrc));
+    // Every other prefix is E_TRUNCATED.
+    for len in (0..file.len()).filter(|&l| l != at + 8) {
+        assert_eq!(decode_code(&file[..len]), Err(ErrorCode::Truncated), "prefix {len}");
     }
 }

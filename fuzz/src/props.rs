@@ -15,9 +15,7 @@ use ibp_codec::chunk_codec::{decode_chunk, decode_chunk_rows};
 use ibp_codec::options::EncodeOptions;
 use ibp_codec::row::{decode_row, DecoderKind};
 use ibp_codec::{decode_bytes, encode_to_vec, ContainerReader, Limits};
-use ibp_format::{
-    ChunkMeta, Directory, Dtype, EntryInfo, ErrorCode, FormatError, WordWidth, FOOTER_LEN, MAGIC,
-};
+use ibp_format::{ChunkMeta, Directory, Dtype, EntryInfo, ErrorCode, FormatError, WordWidth, FOOTER_LEN, MAGIC};
 use std::io::Cursor;
 
 /// Entries and chunks the byte-level properties look at per input (bounds the work per run).
@@ -39,10 +37,7 @@ fn fuzz_limits() -> Limits {
 /// description.
 pub fn assert_file_error(e: &FormatError, context: &str) {
     assert!(
-        !matches!(
-            e.code,
-            ErrorCode::RowIndex | ErrorCode::Io | ErrorCode::InvalidArgument
-        ),
+        !matches!(e.code, ErrorCode::RowIndex | ErrorCode::Io | ErrorCode::InvalidArgument),
         "{context}: a file defect reported with the API code {e}"
     );
     assert!(!e.detail.is_empty(), "{context}: error {e:?} has no detail");
@@ -53,11 +48,7 @@ fn open(bytes: &[u8]) -> Result<ContainerReader<Cursor<&[u8]>>, FormatError> {
 }
 
 /// Same outcome: equal values, or errors with equal codes.
-fn assert_same<T: PartialEq + std::fmt::Debug>(
-    a: &Result<T, FormatError>,
-    b: &Result<T, FormatError>,
-    what: &str,
-) {
+fn assert_same<T: PartialEq + std::fmt::Debug>(a: &Result<T, FormatError>, b: &Result<T, FormatError>, what: &str) {
     match (a, b) {
         (Ok(x), Ok(y)) => assert!(x == y, "{what}: the two results differ"),
         (Err(x), Err(y)) => assert_eq!(x.code, y.code, "{what}: different error codes ({x} / {y})"),
@@ -84,7 +75,11 @@ fn parse_one(file: &[u8]) {
         Err(e) => return assert_file_error(&e, "open"),
     };
     let len = file.len();
-    assert_eq!(reader.header().to_bytes()[..], file[..32], "accepted header is not canonical");
+    assert_eq!(
+        reader.header().to_bytes()[..],
+        file[..32],
+        "accepted header is not canonical"
+    );
     assert_eq!(
         reader.footer().to_bytes()[..],
         file[len - FOOTER_LEN as usize..],
@@ -120,7 +115,11 @@ fn check_meta(meta: &ChunkMeta, file: &[u8], offset: u64, byte_len: u64, entry: 
         byte_len,
         "chunk extent differs from its directory reference"
     );
-    assert_eq!(meta.row_bytes(), entry.row_bytes, "chunk row size differs from the entry's");
+    assert_eq!(
+        meta.row_bytes(),
+        entry.row_bytes,
+        "chunk row size differs from the entry's"
+    );
     assert_eq!(meta.row_offsets.len(), meta.row_count as usize + 1);
     assert_eq!(*meta.row_offsets.last().expect("rows + 1"), meta.payload_len);
     for r in 0..meta.row_count as usize {
@@ -170,7 +169,11 @@ fn decode_one(file: &[u8]) {
             assert!(!report.is_ok(), "decode_all fails with {e}, verify finds no problem");
         }
         Ok(entries) => {
-            assert!(report.is_ok(), "decode_all succeeds, verify reports {:?}", report.problems);
+            assert!(
+                report.is_ok(),
+                "decode_all succeeds, verify reports {:?}",
+                report.problems
+            );
             for (e, (info, bytes)) in reader.entries().iter().zip(entries).enumerate() {
                 assert_eq!(bytes.len() as u64, info.row_count * info.row_bytes, "entry {e} size");
                 let all: Vec<u64> = (0..info.row_count).collect();
@@ -248,7 +251,10 @@ fn gather_one(indices: &[u32], file: &[u8]) {
                 .iter()
                 .flat_map(|&r| whole[r as usize * rb..(r as usize + 1) * rb].iter().copied())
                 .collect();
-            assert!(got == expected, "gather returns other bytes than the rows of the decode");
+            assert!(
+                got == expected,
+                "gather returns other bytes than the rows of the decode"
+            );
         }
     }
 }
@@ -541,10 +547,7 @@ fn no_leak_one(file: &[u8]) {
             let payload = &file[start..start + meta.payload_len as usize];
             let rb = meta.row_bytes() as usize;
             let rows = meta.row_count as usize;
-            let picks: Vec<u32> = [rows - 1, 0, rows / 2, rows - 1, 0]
-                .iter()
-                .map(|&r| r as u32)
-                .collect();
+            let picks: Vec<u32> = [rows - 1, 0, rows / 2, rows - 1, 0].iter().map(|&r| r as u32).collect();
             for kind in [DecoderKind::Oracle, DecoderKind::Fast] {
                 let whole = prefilled(rows * rb, |out| decode_chunk(&meta, payload, kind, out));
                 let some = prefilled(picks.len() * rb, |out| {
@@ -576,10 +579,7 @@ fn no_leak_one(file: &[u8]) {
 
 /// Runs `decode` into a buffer of `len` bytes filled with 0x00 and into one filled with 0xFF;
 /// asserts both give the same outcome and, on success, the same bytes.
-fn prefilled(
-    len: usize,
-    mut decode: impl FnMut(&mut [u8]) -> ibp_format::Result<()>,
-) -> ibp_format::Result<Vec<u8>> {
+fn prefilled(len: usize, mut decode: impl FnMut(&mut [u8]) -> ibp_format::Result<()>) -> ibp_format::Result<Vec<u8>> {
     let mut zeros = vec![0x00u8; len];
     let mut ones = vec![0xFFu8; len];
     let a = decode(&mut zeros).map(|()| zeros);

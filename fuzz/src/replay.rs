@@ -9,20 +9,13 @@
 use ibp_codec::options::EncodeOptions;
 use ibp_codec::row::DecoderKind;
 use ibp_format::{
-    crc32, ChunkMeta, Directory, Dtype, ErrorCode, WordWidth, RawChunkHeader, CHUNK_HEADER_LEN, FOOTER_LEN,
-    HEADER_LEN, MAGIC, MAX_ALIGN_LOG2, MIN_FILE_LEN,
+    crc32, ChunkMeta, Directory, Dtype, ErrorCode, RawChunkHeader, WordWidth, CHUNK_HEADER_LEN, FOOTER_LEN, HEADER_LEN,
+    MAGIC, MAX_ALIGN_LOG2, MIN_FILE_LEN,
 };
 use std::path::{Path, PathBuf};
 
 /// Every fuzz target, in the order the scripts run them.
-pub const TARGETS: [&str; 6] = [
-    "parse",
-    "decode",
-    "gather",
-    "roundtrip",
-    "differential",
-    "no_leak",
-];
+pub const TARGETS: [&str; 6] = ["parse", "decode", "gather", "roundtrip", "differential", "no_leak"];
 
 /// One committed fuzz input.
 #[derive(Debug, Clone)]
@@ -189,16 +182,63 @@ fn fix_chunk_crcs(file: &mut [u8], offset: u64, byte_len: u64) {
     put_u32(file, c + 44, crc);
 }
 
+/// One container to replay through another decoder, with what the CPU reference makes of it.
+#[derive(Debug, Clone)]
+pub struct ReplayCase {
+    /// Where it comes from: a path, with `#crc-fixed` when its CRCs were recomputed.
+    pub label: String,
+    /// The container's bytes.
+    pub bytes: Vec<u8>,
+    /// [`cpu_reference`] of the bytes: every entry's name and bytes, or the error code.
+    pub expected: Result<Vec<(String, Vec<u8>)>, ErrorCode>,
+}
+
+/// Every container held by the committed fuzz inputs under `repo_root/fuzz/` (as they are and
+/// CRC-fixed, see [`containers_of`]), the sample containers, and the conformance vectors
+/// `repo_root/conformance/vectors/*.ibp` when present, each with the CPU reference's outcome. A
+/// second decoder (the GPU's) conforms on these when it returns `expected`: the same bytes for every
+/// entry, or an error with the same code.
+pub fn replay_cases(repo_root: &Path) -> std::io::Result<Vec<ReplayCase>> {
+    let mut cases = Vec::new();
+    let mut push = |label: String, files: Vec<Vec<u8>>| {
+        for (k, bytes) in files.into_iter().enumerate() {
+            let label = if k == 0 {
+                label.clone()
+            } else {
+                format!("{label}#crc-fixed")
+            };
+            let expected = cpu_reference(&bytes);
+            cases.push(ReplayCase { label, bytes, expected });
+        }
+    };
+    for (name, bytes) in sample_containers() {
+        push(format!("sample:{name}"), vec![bytes]);
+    }
+    for input in fuzz_inputs(&repo_root.join("fuzz"))? {
+        push(
+            input.path.display().to_string(),
+            containers_of(&input.target, &input.bytes),
+        );
+    }
+    let vectors = repo_root.join("conformance/vectors");
+    if vectors.is_dir() {
+        let mut paths: Vec<PathBuf> = std::fs::read_dir(&vectors)?
+            .map(|e| e.map(|e| e.path()))
+            .collect::<std::io::Result<_>>()?;
+        paths.sort();
+        for path in paths.into_iter().filter(|p| p.extension().is_some_and(|e| e == "ibp")) {
+            let bytes = std::fs::read(&path)?;
+            push(path.display().to_string(), vec![bytes]);
+        }
+    }
+    Ok(cases)
+}
+
 /// What the CPU reference decoder makes of a container: every entry's name and decoded bytes, or
 /// the error code of the first failure (spec 11.1).
 pub fn cpu_reference(file: &[u8]) -> Result<Vec<(String, Vec<u8>)>, ErrorCode> {
     ibp_codec::decode_bytes(file, DecoderKind::Oracle)
-        .map(|entries| {
-            entries
-                .into_iter()
-                .map(|(info, bytes)| (info.name, bytes))
-                .collect()
-        })
+        .map(|entries| entries.into_iter().map(|(info, bytes)| (info.name, bytes)).collect())
         .map_err(|e| e.code)
 }
 
@@ -253,6 +293,23 @@ pub fn drifting_rows(rng: &mut SampleRng, rows: usize, row_bytes: usize, noisy_b
     out
 }
 
+/// A sample: name, dtype, rows, elements per row, word width, align_log2, groups, rows per chunk
+/// and noisy bits per byte.
+type SampleCase = (
+    &'static str,
+    Dtype,
+    usize,
+    usize,
+    Option<WordWidth>,
+    u8,
+    u32,
+    Option<u32>,
+    u32,
+);
+
+/// A tensor as `encode_to_vec` takes it: name, dtype, shape, row bytes, data.
+type Tensor<'a> = (&'a str, Dtype, &'a [u64], u64, &'a [u8]);
+
 /// Small valid containers covering the format's options (every word width, alignments 1 to 128,
 /// 1 to 4 groups, several chunks per entry, raw and coded rows, empty and rank-0 entries, several
 /// entries): the seeds of the container fuzz targets and the inputs of the structural tests.
@@ -260,11 +317,31 @@ pub fn drifting_rows(rng: &mut SampleRng, rows: usize, row_bytes: usize, noisy_b
 pub fn sample_containers() -> Vec<(String, Vec<u8>)> {
     let mut rng = SampleRng::new(0x1B9_5EED);
     let mut out = Vec::new();
-    let cases: [(&str, Dtype, usize, usize, Option<WordWidth>, u8, u32, Option<u32>, u32); 8] = [
+    let cases: [SampleCase; 8] = [
         // name, dtype, rows, elements per row, width, align_log2, groups, chunk rows, noisy bits
         ("f32_w32_a0", Dtype::F32, 24, 8, Some(WordWidth::W32), 0, 1, None, 2),
-        ("bf16_w16_a4_g2", Dtype::Bf16, 20, 12, Some(WordWidth::W16), 4, 2, Some(8), 3),
-        ("u8_w8_a0_chunks", Dtype::U8, 30, 16, Some(WordWidth::W8), 0, 1, Some(7), 1),
+        (
+            "bf16_w16_a4_g2",
+            Dtype::Bf16,
+            20,
+            12,
+            Some(WordWidth::W16),
+            4,
+            2,
+            Some(8),
+            3,
+        ),
+        (
+            "u8_w8_a0_chunks",
+            Dtype::U8,
+            30,
+            16,
+            Some(WordWidth::W8),
+            0,
+            1,
+            Some(7),
+            1,
+        ),
         ("f64_w64_a7", Dtype::F64, 10, 4, Some(WordWidth::W64), 7, 1, None, 4),
         ("i16_auto_g4", Dtype::I16, 40, 6, None, 2, 4, Some(16), 2),
         ("f16_raw_noise", Dtype::F16, 8, 8, Some(WordWidth::W16), 1, 1, None, 8),
@@ -295,7 +372,7 @@ pub fn sample_containers() -> Vec<(String, Vec<u8>)> {
         chunk_rows: Some(6),
         ..EncodeOptions::default()
     };
-    let tensors: [(&str, Dtype, &[u64], u64, &[u8]); 4] = [
+    let tensors: [Tensor; 4] = [
         ("weights.a", Dtype::F32, &[16, 4], 16, &a),
         ("empty", Dtype::F16, &[0, 3], 6, &[]),
         ("scalar", Dtype::F32, &[], 4, &scalar),
