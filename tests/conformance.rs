@@ -28,7 +28,12 @@ fn every_vector_gives_the_listed_result_on_oracle_and_fast_decoders() {
             }
         }
     }
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]
@@ -41,15 +46,27 @@ fn manifest_is_well_formed_and_cites_existing_clauses() {
     for rec in &m.vectors {
         assert!(ids.insert(rec.id.clone()), "{} listed twice", rec.id);
         let (prefix, number) = rec.id.split_at(2);
-        assert!(number.len() == 4 && number.bytes().all(|b| b.is_ascii_digit()), "{}: id must be v-NNNN or x-NNNN", rec.id);
+        assert!(
+            number.len() == 4 && number.bytes().all(|b| b.is_ascii_digit()),
+            "{}: id must be v-NNNN or x-NNNN",
+            rec.id
+        );
         assert!(!rec.clauses.is_empty(), "{}: no clauses", rec.id);
         for c in &rec.clauses {
-            assert!(clauses.contains(c.as_str()), "{}: clause {c} is not a section of spec/SPEC.md", rec.id);
+            assert!(
+                clauses.contains(c.as_str()),
+                "{}: clause {c} is not a section of spec/SPEC.md",
+                rec.id
+            );
         }
         match rec.outcome {
             Outcome::Valid => {
                 assert_eq!(prefix, "v-", "{}", rec.id);
-                assert!(rec.entries.is_some() && rec.encoder.is_some() && rec.error.is_none(), "{}", rec.id);
+                assert!(
+                    rec.entries.is_some() && rec.encoder.is_some() && rec.error.is_none(),
+                    "{}",
+                    rec.id
+                );
                 for e in rec.entries.as_ref().unwrap() {
                     assert!(Dtype::from_name(&e.dtype).is_some(), "{}: dtype {}", rec.id, e.dtype);
                     assert_eq!(e.row_count * e.row_bytes, e.decoded_len, "{}: {}", rec.id, e.name);
@@ -85,13 +102,32 @@ fn released_vectors_are_never_rewritten() {
     let text = std::fs::read_to_string(root.join("released.json")).expect("conformance/released.json");
     let released: Released = serde_json::from_str(&text).unwrap();
     let m = manifest();
-    let listed: HashSet<&str> = released.releases.iter().flat_map(|r| r.ids.iter().map(String::as_str)).collect();
-    assert_eq!(listed, released.vectors.keys().map(String::as_str).collect(), "releases[].ids must list exactly the ids of vectors");
+    let listed: HashSet<&str> = released
+        .releases
+        .iter()
+        .flat_map(|r| r.ids.iter().map(String::as_str))
+        .collect();
+    assert_eq!(
+        listed,
+        released.vectors.keys().map(String::as_str).collect(),
+        "releases[].ids must list exactly the ids of vectors"
+    );
     for (id, sha) in &released.vectors {
-        let rec = m.vectors.iter().find(|r| &r.id == id).unwrap_or_else(|| panic!("released vector {id} is missing from the manifest"));
-        assert_eq!(&rec.file_sha256, sha, "released vector {id} was rewritten (manifest hash)");
+        let rec = m
+            .vectors
+            .iter()
+            .find(|r| &r.id == id)
+            .unwrap_or_else(|| panic!("released vector {id} is missing from the manifest"));
+        assert_eq!(
+            &rec.file_sha256, sha,
+            "released vector {id} was rewritten (manifest hash)"
+        );
         let bytes = std::fs::read(root.join(&rec.file)).unwrap_or_else(|e| panic!("released vector {id}: {e}"));
-        assert_eq!(&ibp_conformance::generate::sha256_hex(&bytes), sha, "released vector {id} was rewritten");
+        assert_eq!(
+            &ibp_conformance::generate::sha256_hex(&bytes),
+            sha,
+            "released vector {id} was rewritten"
+        );
     }
 }
 
@@ -122,14 +158,24 @@ fn generator_reproduces_the_committed_vectors_byte_for_byte() {
 #[test]
 fn example_md_is_the_generators_output() {
     let on_disk = std::fs::read_to_string(workspace_root().join("spec/example.md")).expect("spec/example.md");
-    assert_eq!(on_disk, ibp_conformance::example::example_markdown(), "run `cargo run -p ibp-conformance -- example` and commit");
+    assert_eq!(
+        on_disk,
+        ibp_conformance::example::example_markdown(),
+        "run `cargo run -p ibp-conformance -- example` and commit"
+    );
 }
 
 fn decoded_entries(bytes: &[u8]) -> Vec<DecodedEntry> {
     decode_cpu(bytes, DecoderKind::Oracle)
         .unwrap()
         .into_iter()
-        .map(|(info, data)| DecodedEntry { name: info.name, dtype: info.dtype, shape: info.shape, row_bytes: info.row_bytes, data })
+        .map(|(info, data)| DecodedEntry {
+            name: info.name,
+            dtype: info.dtype,
+            shape: info.shape,
+            row_bytes: info.row_bytes,
+            data,
+        })
         .collect()
 }
 
@@ -147,10 +193,15 @@ fn reencoding_valid_vectors_round_trips_and_is_deterministic() {
         let second = encode_entries(&entries, &enc.options).unwrap();
         assert_eq!(first, second, "{}: the encoder is not deterministic", rec.id);
         for kind in [DecoderKind::Oracle, DecoderKind::Fast] {
-            check(&root, rec, &decode_cpu(&first, kind)).unwrap_or_else(|e| panic!("{} re-encoded ({kind:?}): {e}", rec.id));
+            check(&root, rec, &decode_cpu(&first, kind))
+                .unwrap_or_else(|e| panic!("{} re-encoded ({kind:?}): {e}", rec.id));
         }
         if enc.reproduces_file {
-            assert!(first == bytes, "{}: the reference encoder no longer reproduces this vector", rec.id);
+            assert!(
+                first == bytes,
+                "{}: the reference encoder no longer reproduces this vector",
+                rec.id
+            );
         }
     }
 }
@@ -160,9 +211,11 @@ fn reencoding_valid_vectors_round_trips_and_is_deterministic() {
 fn vectors_cover_every_feature_and_error_code() {
     let root = conformance_dir();
     let m = manifest();
-    let (mut widths, mut aligns, mut groups, mut row_bytes) = (BTreeSet::new(), BTreeSet::new(), BTreeSet::new(), BTreeSet::new());
+    let (mut widths, mut aligns, mut groups, mut row_bytes) =
+        (BTreeSet::new(), BTreeSet::new(), BTreeSet::new(), BTreeSet::new());
     let (mut raw_rows, mut coded_rows, mut length_widths) = (0u64, 0u64, BTreeSet::new());
-    let (mut zero_entries, mut empty_entry, mut later_minor, mut optional_bits, mut multi_chunk) = (false, false, false, false, false);
+    let (mut zero_entries, mut empty_entry, mut later_minor, mut optional_bits, mut multi_chunk) =
+        (false, false, false, false, false);
     let mut dtypes = BTreeSet::new();
     for rec in m.vectors.iter().filter(|r| r.outcome == Outcome::Valid) {
         let bytes = load_vector(&root, rec).unwrap();
@@ -194,7 +247,10 @@ fn vectors_cover_every_feature_and_error_code() {
     }
     assert_eq!(widths, BTreeSet::from([8, 16, 32, 64]));
     assert_eq!(aligns, (0..=7).collect());
-    assert!(groups.contains(&1) && groups.contains(&256) && groups.iter().any(|&g| g > 1 && g < 256), "{groups:?}");
+    assert!(
+        groups.contains(&1) && groups.contains(&256) && groups.iter().any(|&g| g > 1 && g < 256),
+        "{groups:?}"
+    );
     assert_eq!(length_widths, BTreeSet::from([1, 2, 4]));
     for len in [1, 7, 8, 31, 32, 33, 4096] {
         assert!(row_bytes.contains(&len), "no valid vector has {len}-byte rows");
@@ -209,7 +265,10 @@ fn vectors_cover_every_feature_and_error_code() {
         if matches!(code, ErrorCode::RowIndex | ErrorCode::Io | ErrorCode::InvalidArgument) {
             continue;
         }
-        assert!(codes.contains(code.as_str()), "no invalid vector is rejected with {code}");
+        assert!(
+            codes.contains(code.as_str()),
+            "no invalid vector is rejected with {code}"
+        );
     }
     let total: u64 = m.vectors.iter().map(|r: &VectorRecord| r.file_len).sum();
     assert!(total < 2 << 20, "vectors take {total} bytes, over the 2 MiB budget");

@@ -677,6 +677,13 @@ pub fn valid_vectors(data_dir: &std::path::Path) -> Vec<Vector> {
     ));
 
     v.extend(crate::realdata::real_data_vectors(data_dir));
+
+    v.push(valid_from_spec(
+        "v-0044",
+        "the annotated example of spec/example.md: bf16 [3, 4], W=16, A=1, one raw and two coded rows",
+        &["14", "4", "5", "6.1", "6.2", "7", "8"],
+        &crate::example::example_spec(),
+    ));
     v
 }
 
