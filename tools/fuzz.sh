@@ -12,7 +12,8 @@
 # Seeds: fuzz/corpus/TARGET (committed) and, for the container targets, conformance/vectors/*.ibp.
 # New inputs go to fuzz/target/corpus-work/TARGET (not committed: `--merge` folds them in).
 # Crashes go to fuzz/artifacts/TARGET/; the exit status is non-zero when one is found.
-# Environment: FUZZ_MAX_LEN (default 16384), FUZZ_RSS_MB (default 2048), FUZZ_LOG (a log file).
+# Environment: FUZZ_MAX_LEN (default 16384), FUZZ_RSS_MB (default 2048), FUZZ_LOG (a log file),
+# FUZZ_ASAN=1 (build with AddressSanitizer; needs a nightly toolchain installed).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -20,6 +21,7 @@ cd "$root"
 triple=$(rustc -vV | sed -n 's/^host: //p')
 targets=(parse decode gather roundtrip differential no_leak)
 bin_dir="$root/fuzz/target/$triple/release"
+[[ -n ${FUZZ_ASAN:-} ]] && bin_dir="$root/fuzz/target/asan/$triple/release"
 
 build() {
     # The flags `cargo fuzz build -s none` passes: SanitizerCoverage for libFuzzer, no sanitizer,
@@ -36,7 +38,15 @@ build() {
     )
     local bins=()
     for t in "$@"; do bins+=(--bin "$t"); done
-    RUSTFLAGS="${flags[*]}" cargo build --manifest-path fuzz/Cargo.toml --release \
+    local toolchain=()
+    if [[ -n ${FUZZ_ASAN:-} ]]; then
+        # Optional: AddressSanitizer needs a nightly toolchain (-Zsanitizer); builds go to their own
+        # target folder. The default build stays on stable.
+        toolchain=(+nightly)
+        flags+=(-Zsanitizer=address)
+        export CARGO_TARGET_DIR="$root/fuzz/target/asan"
+    fi
+    RUSTFLAGS="${flags[*]}" cargo "${toolchain[@]}" build --manifest-path fuzz/Cargo.toml --release \
         --target "$triple" "${bins[@]}"
 }
 
@@ -60,7 +70,7 @@ seed_dirs() {
 
 case "${1:-}" in
     "" | -h | --help)
-        sed -n '2,16p' "$0"
+        sed -n '2,/^set -euo/p' "$0" | grep '^#' | cut -c3-
         exit 0
         ;;
     --build)
