@@ -1,12 +1,17 @@
 //! How a tensor is split into rows (spec 2.3): the `--row-dim` rule.
 //!
-//! * Rank >= 2: rows are the sub-tensors below dimension `K` (`--row-dim K`, default 1): there are
-//!   `product(shape[..K])` rows of `product(shape[K..])` elements. With the default, a `[out, in]`
-//!   weight matrix has `out` rows of `in` elements, so the masks describe each input feature.
-//! * Rank 1 (default): the vector is cut into equal segments of about [`VECTOR_ROW_TARGET_BYTES`]:
-//!   the largest divisor of its length whose byte size is at most that target. One element per row
-//!   (`--row-dim 1`) would spend up to 7 padding bits per element; `--row-dim 1` and `--row-dim 0`
-//!   (the whole vector as one row) are still accepted.
+//! * Rank >= 2: rows are the sub-tensors below dimension `K` (`--row-dim K`): there are
+//!   `product(shape[..K])` rows of `product(shape[K..])` elements. The default is `K = 1`, so a
+//!   `[out, in]` weight matrix has `out` rows of `in` elements and the masks describe each input
+//!   feature; leading dimensions of size 1 are skipped (`[1, 30, 40]` gives 30 rows of 40), and a
+//!   tensor with at most one dimension above 1 (`[1, 512]`) is cut like a vector (below).
+//! * Rank 1 (default): the vector is cut into equal segments of `r` elements, `r` the largest
+//!   divisor of its length `N` that is at most `sqrt(0.75 * N / size)` and at most
+//!   [`VECTOR_ROW_TARGET_BYTES`] bytes. A chunk stores two rows' worth of masks and bitvals and
+//!   about 1.5 bytes per row (length field, padding); `r = sqrt(0.75 N / size)` balances the two,
+//!   so short vectors (biases, norms) get short rows instead of paying masks as large as
+//!   themselves. One element per row (`--row-dim 1`) and the whole vector as one row
+//!   (`--row-dim 0`) are still accepted.
 //! * Rank 0: one row of one element.
 //! * Empty tensors have no rows; their row size is recorded all the same (one element when the
 //!   rule above gives zero bytes).
@@ -46,10 +51,19 @@ pub fn choose(dtype: Dtype, shape: &[u64], row_dim: Option<usize>) -> Result<Row
             ));
         }
     }
+    let non_unit_dims = shape.iter().filter(|&&d| d != 1).count();
     let row_elems = match (shape.len(), row_dim) {
         (0, _) => 1,
-        (1, None) => largest_divisor_at_most(elements, (VECTOR_ROW_TARGET_BYTES / size).max(1)),
-        (_, k) => shape[k.unwrap_or(1)..].iter().product::<u64>(),
+        (_, None) if non_unit_dims <= 1 && elements > 0 => {
+            let balanced = (0.75 * elements as f64 / size as f64).sqrt().round() as u64;
+            let limit = balanced.clamp(1, (VECTOR_ROW_TARGET_BYTES / size).max(1));
+            largest_divisor_at_most(elements, limit)
+        }
+        (_, Some(k)) => shape[k..].iter().product::<u64>(),
+        (_, None) => {
+            let leading_units = shape.iter().take_while(|&&d| d == 1).count();
+            shape[(leading_units + 1).min(shape.len())..].iter().product::<u64>()
+        }
     };
     if elements == 0 || row_elems == 0 {
         let row_bytes = (row_elems * size).clamp(size, MAX_ROW_BYTES / size * size);
@@ -130,15 +144,33 @@ mod tests {
 
     #[test]
     fn vectors_are_cut_into_segments() {
+        // sqrt(0.75 * 1536 / 4) = 16.97 -> 17 -> largest divisor <= 17 is 16.
         let l = choose(Dtype::F32, &[1536], None).unwrap();
-        assert_eq!((l.row_count, l.row_bytes), (6, 1024));
+        assert_eq!((l.row_count, l.row_bytes), (96, 64));
+        // Long vectors: capped at 1 KiB rows.
+        let l = choose(Dtype::F32, &[1 << 20], None).unwrap();
+        assert_eq!((l.row_count, l.row_bytes), (4096, 1024));
         let l = choose(Dtype::F32, &[7919], None).unwrap(); // prime: one element per row
         assert_eq!((l.row_count, l.row_bytes), (7919, 4));
+        // sqrt(75) = 8.66 -> 9 -> largest divisor of 100 <= 9 is 5.
         let l = choose(Dtype::U8, &[100], None).unwrap();
-        assert_eq!((l.row_count, l.row_bytes), (1, 100));
+        assert_eq!((l.row_count, l.row_bytes), (20, 5));
         let l = choose(Dtype::F32, &[1536], Some(1)).unwrap();
         assert_eq!((l.row_count, l.row_bytes), (1536, 4));
         check(&l, Dtype::F32, &[1536]);
+    }
+
+    #[test]
+    fn leading_unit_dimensions_are_skipped() {
+        let l = choose(Dtype::F32, &[1, 30, 40], None).unwrap();
+        assert_eq!((l.row_count, l.row_bytes), (30, 160));
+        // One non-unit dimension: a vector. sqrt(0.75 * 512 / 8) = 6.9 -> 7 -> divisor 4.
+        let l = choose(Dtype::I64, &[1, 512], None).unwrap();
+        assert_eq!((l.row_count, l.row_bytes), (128, 32));
+        let l = choose(Dtype::I64, &[1, 512], Some(1)).unwrap();
+        assert_eq!((l.row_count, l.row_bytes), (1, 4096));
+        let l = choose(Dtype::F32, &[1, 1, 1], None).unwrap();
+        assert_eq!((l.row_count, l.row_bytes), (1, 4));
     }
 
     #[test]
