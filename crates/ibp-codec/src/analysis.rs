@@ -344,6 +344,126 @@ pub(crate) fn load_words(row: &[u8], w: WordWidth, words: &mut Vec<u64>) {
     }
 }
 
+/// Most candidates [`NestedSizing`] sizes in one pass (the default sweep has 7).
+const MAX_NESTED: usize = 7;
+
+/// Per word position: what [`NestedSizing`] needs, packed together.
+#[derive(Debug, Clone, Copy)]
+struct NestedPosition {
+    /// `Mask[0][j]` and `Bitval[0][j]` of the first (largest) candidate.
+    mask: u64,
+    bitval: u64,
+    /// Bit planes of each mask bit's level: bit `b` of `levels[i]` is bit `i` of the number of
+    /// candidates whose mask contains bit `b`.
+    levels: [u64; 3],
+    /// `popcount(Mask[k][j])` in 16-bit lane `k`.
+    saved: u128,
+}
+
+/// Sizes rows under up to 7 nested candidates at once.
+///
+/// The sweep's masks are nested: a bit invariant at a higher threshold is invariant, with the
+/// same value, at every lower one (`c > t'N` implies `c > tN` for `t' > t`, and likewise for
+/// invariant-0). So a word matches candidate `k` iff every bit where it differs from Bitval[0]
+/// lies in fewer than `k + 1` masks: the first candidate it matches is the largest "level" among
+/// its differing bits, found with three bit-plane tests. It then saves `popcount(Mask[k][j])` bits
+/// in every candidate `k` from there on: one masked add of eight 16-bit lanes.
+struct NestedSizing {
+    count: usize,
+    n: u64,
+    wbits: u64,
+    raw: u64,
+    align: u64,
+    positions: Vec<NestedPosition>,
+}
+
+/// `LANES_FROM[k]`: all ones in the 16-bit lanes `k..8`.
+const LANES_FROM: [u128; 8] = {
+    let mut t = [0u128; 8];
+    let mut k = 0;
+    while k < 8 {
+        t[k] = u128::MAX << (16 * k);
+        k += 1;
+    }
+    t
+};
+
+impl NestedSizing {
+    /// `None` if the candidates are not nested (or too many).
+    fn new(candidates: &[(Vec<u64>, Vec<u64>)], w: WordWidth, row_bytes: usize, align: u64) -> Option<Self> {
+        let count = candidates.len();
+        if count == 0 || count > MAX_NESTED {
+            return None;
+        }
+        let n = row_bytes / w.bytes();
+        for pair in candidates.windows(2) {
+            let ((ma, ba), (mb, bb)) = (&pair[0], &pair[1]);
+            for j in 0..n {
+                // Later masks must be subsets, with the same values.
+                if mb[j] & !ma[j] != 0 || bb[j] != ba[j] & mb[j] {
+                    return None;
+                }
+            }
+        }
+        let positions = (0..n)
+            .map(|j| {
+                let mut levels = [0u64; 3];
+                let mut saved = 0u128;
+                for (k, (m, _)) in candidates.iter().enumerate() {
+                    saved |= (m[j].count_ones() as u128) << (16 * k);
+                }
+                for b in 0..64 {
+                    let level = candidates.iter().filter(|(m, _)| (m[j] >> b) & 1 == 1).count() as u64;
+                    for (i, plane) in levels.iter_mut().enumerate() {
+                        *plane |= ((level >> i) & 1) << b;
+                    }
+                }
+                NestedPosition {
+                    mask: candidates[0].0[j],
+                    bitval: candidates[0].1[j],
+                    levels,
+                    saved,
+                }
+            })
+            .collect();
+        Some(NestedSizing {
+            count,
+            n: n as u64,
+            wbits: w.bits() as u64,
+            raw: crate::row::raw_padded(row_bytes as u64, align),
+            align,
+            positions,
+        })
+    }
+
+    /// Adds the record length of `words` under every candidate to `tallies`.
+    fn add_row(&self, words: &[u64], tallies: &mut [SizeTally]) {
+        let mut saved = [0u64; 8];
+        for (part_words, part_pos) in words.chunks(1023).zip(self.positions.chunks(1023)) {
+            // At most 1023 words of at most 64 saved bits: no 16-bit lane overflows.
+            let mut lanes = 0u128;
+            for (&v, p) in part_words.iter().zip(part_pos) {
+                let mut diff = (v ^ p.bitval) & p.mask;
+                let mut first_match = 0usize;
+                for i in (0..3).rev() {
+                    let high = diff & p.levels[i];
+                    let hit = high != 0;
+                    first_match |= (hit as usize) << i;
+                    diff = if hit { high } else { diff };
+                }
+                lanes += p.saved & LANES_FROM[first_match];
+            }
+            for (k, s) in saved.iter_mut().enumerate() {
+                *s += ((lanes >> (16 * k)) & 0xFFFF) as u64;
+            }
+        }
+        let plain = self.n * (1 + self.wbits);
+        for (k, tally) in tallies.iter_mut().enumerate().take(self.count) {
+            tally.add(crate::row::coded_len(plain - saved[k], self.align).min(self.raw));
+        }
+    }
+}
+
 /// Sizes the analysed rows under every candidate Mask/Bitval of one width, in one pass.
 fn size_candidates(
     rows: &[u8],
@@ -353,6 +473,7 @@ fn size_candidates(
     align: u64,
     candidates: &[(Vec<u64>, Vec<u64>)],
 ) -> Vec<SizeTally> {
+    let nested = NestedSizing::new(candidates, w, row_bytes, align);
     let tables: Vec<SizingTable> = candidates
         .iter()
         .map(|(m, b)| SizingTable::new(m, b, w, row_bytes, align))
@@ -365,8 +486,13 @@ fn size_candidates(
             let mut words = Vec::new();
             for &r in part {
                 load_words(&rows[r * row_bytes..(r + 1) * row_bytes], w, &mut words);
-                for (tally, table) in tallies.iter_mut().zip(&tables) {
-                    tally.add(table.record_len_of_words(&words));
+                match &nested {
+                    Some(nested) => nested.add_row(&words, &mut tallies),
+                    None => {
+                        for (tally, table) in tallies.iter_mut().zip(&tables) {
+                            tally.add(table.record_len_of_words(&words));
+                        }
+                    }
                 }
             }
             tallies

@@ -175,11 +175,11 @@ fn decode_one(
     out: &mut [u8],
 ) -> Result<()> {
     let g = meta.group_of(row);
-    let record = &payload[meta.record_range(row)];
+    let range = meta.record_range(row);
     let result = match kind {
-        DecoderKind::Fast => decoders[g].decode(record, out),
+        DecoderKind::Fast => decoders[g].decode_at(payload, range, out),
         DecoderKind::Oracle => decode_row_oracle(
-            record,
+            &payload[range],
             meta.mask(g),
             meta.bitval(g),
             meta.word_width,

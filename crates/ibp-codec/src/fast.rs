@@ -28,20 +28,29 @@ pub(crate) trait BitOps {
     fn extract(x: u64, m: u64) -> u64;
 }
 
-/// Portable `pdep` / `pext`: one step per set bit of the mask.
+/// Portable `pdep` / `pext`: one shift-and-mask step per contiguous run of set bits in the mask
+/// (a float's free bits are one run per element: its low mantissa bits).
 pub(crate) struct Portable;
+
+/// The lowest run of set bits of `m` (non-zero): `(shift, length, bits)` where `bits` is the run
+/// shifted down to bit 0.
+#[inline(always)]
+fn lowest_run(m: u64) -> (u32, u32, u64) {
+    let shift = m.trailing_zeros();
+    let len = (!(m >> shift)).trailing_zeros();
+    // `len` is 1..=64 and `shift + len <= 64`, so both shifts stay below 64.
+    (shift, len, u64::MAX >> (64 - len))
+}
 
 impl BitOps for Portable {
     #[inline(always)]
     fn deposit(mut x: u64, mut m: u64) -> u64 {
         let mut r = 0;
         while m != 0 {
-            let low = m & m.wrapping_neg();
-            if x & 1 != 0 {
-                r |= low;
-            }
-            x >>= 1;
-            m &= m - 1;
+            let (shift, len, ones) = lowest_run(m);
+            r |= (x & ones) << shift;
+            x = x.checked_shr(len).unwrap_or(0);
+            m &= !(ones << shift);
         }
         r
     }
@@ -49,14 +58,13 @@ impl BitOps for Portable {
     #[inline(always)]
     fn extract(x: u64, mut m: u64) -> u64 {
         let mut r = 0;
-        let mut bit = 0;
+        let mut filled = 0u32;
         while m != 0 {
-            let low = m & m.wrapping_neg();
-            if x & low != 0 {
-                r |= 1 << bit;
-            }
-            bit += 1;
-            m &= m - 1;
+            let (shift, len, ones) = lowest_run(m);
+            // `filled + len <= 64` and `filled < 64` while bits remain.
+            r |= ((x >> shift) & ones) << filled;
+            filled += len;
+            m &= !(ones << shift);
         }
         r
     }
@@ -169,6 +177,25 @@ impl RowDecoder {
     /// Decodes one record (its length is the record length from the row index) into
     /// `out[..row_bytes]`. Errors as [`decode_row_oracle`].
     pub fn decode(&self, record: &[u8], out: &mut [u8]) -> Result<()> {
+        self.decode_within(record, record, out)
+    }
+
+    /// Decodes the record at `range` of `bytes` (typically a chunk's payload): the same as
+    /// `decode(&bytes[range], out)`, but faster, because word loads may run past the record into
+    /// the rest of `bytes` (bits that never reach the output of a valid record).
+    pub fn decode_at(&self, bytes: &[u8], range: std::ops::Range<usize>, out: &mut [u8]) -> Result<()> {
+        let Some(record) = bytes.get(range.clone()) else {
+            bail!(
+                ErrorCode::InvalidArgument,
+                "record range {range:?} outside the {} bytes given",
+                bytes.len()
+            );
+        };
+        self.decode_within(record, &bytes[range.start..], out)
+    }
+
+    /// Decodes `record`; `readable` starts with the record and may continue past it.
+    fn decode_within(&self, record: &[u8], readable: &[u8], out: &mut [u8]) -> Result<()> {
         let t = &self.tables;
         ensure!(
             out.len() >= t.row_bytes,
@@ -202,12 +229,12 @@ impl RowDecoder {
             t.n
         );
         let end_bits = match (t.w, self.ops) {
-            (WordWidth::W8, Ops::Portable) => decode_fields::<1, Portable>(t.into(), record, out),
-            (WordWidth::W16, Ops::Portable) => decode_fields::<2, Portable>(t.into(), record, out),
-            (WordWidth::W32, Ops::Portable) => decode_fields::<4, Portable>(t.into(), record, out),
-            (WordWidth::W64, Ops::Portable) => decode_fields::<8, Portable>(t.into(), record, out),
+            (WordWidth::W8, Ops::Portable) => decode_fields::<1, Portable>(t.into(), readable, out),
+            (WordWidth::W16, Ops::Portable) => decode_fields::<2, Portable>(t.into(), readable, out),
+            (WordWidth::W32, Ops::Portable) => decode_fields::<4, Portable>(t.into(), readable, out),
+            (WordWidth::W64, Ops::Portable) => decode_fields::<8, Portable>(t.into(), readable, out),
             #[cfg(target_arch = "x86_64")]
-            (w, Ops::Bmi2(token)) => crate::bmi2::decode_fields(token, w, t.into(), record, out),
+            (w, Ops::Bmi2(token)) => crate::bmi2::decode_fields(token, w, t.into(), readable, out),
         };
         check_coded_end(record, end_bits, t.align)
     }
@@ -314,15 +341,14 @@ pub(crate) fn decode_fields<const WB: usize, B: BitOps>(t: FieldTables<'_>, reco
         let pbits = load_u64(record, block * 8);
         for (i, dst) in out_block.chunks_exact_mut(WB).enumerate() {
             let j = base + i;
-            let p = (pbits >> i) & 1 != 0;
+            // Branch-free: participation decides by masks, not jumps (it is data, so a branch
+            // would mispredict on mixed rows).
+            let p_mask = ((pbits >> i) & 1).wrapping_neg();
             let window = load_u128(record, (pos / 8) as usize) >> (pos % 8);
             let field = window as u64;
-            let word = if p {
-                bitvals[j] | B::deposit(field, free_masks[j])
-            } else {
-                field & full
-            };
-            pos += if p { free[j] as u64 } else { wbits };
+            let deposited = bitvals[j] | B::deposit(field, free_masks[j]);
+            let word = (deposited & p_mask) | (field & full & !p_mask);
+            pos += wbits - ((wbits - free[j] as u64) & p_mask);
             dst.copy_from_slice(&word.to_le_bytes()[..WB]);
         }
     }
@@ -474,4 +500,51 @@ pub(crate) fn encode_fields<const WB: usize, B: BitOps>(
         }
     }
     sink.finish();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Bit-by-bit `pdep`, the definition.
+    fn deposit_bits(x: u64, m: u64) -> u64 {
+        let mut r = 0;
+        let mut k = 0;
+        for b in 0..64 {
+            if (m >> b) & 1 == 1 {
+                r |= ((x >> k) & 1) << b;
+                k += 1;
+            }
+        }
+        r
+    }
+
+    #[test]
+    fn portable_deposit_and_extract_match_the_definition() {
+        let mut s = 0x1234_5678_9ABC_DEF0u64;
+        let mut masks = vec![
+            0,
+            u64::MAX,
+            1,
+            1 << 63,
+            0xFF00,
+            0x7FFF_FFFF,
+            0xFFFF_FFFF_0000_0000,
+            0xF0F0,
+        ];
+        for _ in 0..2000 {
+            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            masks.push(s ^ (s >> 29));
+        }
+        for (i, &m) in masks.iter().enumerate() {
+            let x = (m.rotate_left(i as u32)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            let d = deposit_bits(x, m);
+            assert_eq!(Portable::deposit(x, m), d, "deposit {x:x} {m:x}");
+            assert_eq!(
+                Portable::extract(d, m),
+                x & (1u64.checked_shl(m.count_ones()).unwrap_or(0).wrapping_sub(1)),
+                "extract {m:x}"
+            );
+        }
+    }
 }
