@@ -41,7 +41,7 @@ fn manifest_is_well_formed_and_cites_existing_clauses() {
     let m = manifest();
     assert_eq!(m.format, ibp_conformance::manifest::MANIFEST_FORMAT);
     let spec = std::fs::read_to_string(workspace_root().join("spec/SPEC.md")).unwrap();
-    let clauses = spec_clauses(&spec);
+    let clauses = ibp_conformance::stats::spec_clauses(&spec);
     let mut ids = HashSet::new();
     for rec in &m.vectors {
         assert!(ids.insert(rec.id.clone()), "{} listed twice", rec.id);
@@ -81,19 +81,6 @@ fn manifest_is_well_formed_and_cites_existing_clauses() {
             Outcome::ImplementationDefined => assert!(rec.error.is_some() && rec.entries.is_some(), "{}", rec.id),
         }
     }
-}
-
-/// Section numbers of the spec: headings (`## 6.`, `### 5.1.`) and numbered paragraphs (`2.3.`).
-fn spec_clauses(spec: &str) -> BTreeSet<String> {
-    let mut out = BTreeSet::new();
-    for line in spec.lines() {
-        let text = line.trim_start_matches('#').trim_start();
-        let number: String = text.chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
-        if number.ends_with('.') && number.len() > 1 && text[number.len()..].starts_with(' ') {
-            out.insert(number.trim_end_matches('.').to_owned());
-        }
-    }
-    out
 }
 
 #[test]

@@ -10,6 +10,8 @@
 //! | [`manifest`] | the manifest's JSON types |
 //! | [`runner`] | decoding vectors and comparing with the manifest |
 //! | [`example`] | `spec/example.md`, an annotated hex dump of a small file |
+//! | `gpu` (feature `gpu`) | the same vectors through the CUDA decoder of `ibp-gpu` |
+//! | [`stats`] | counts over the manifest and the spec clauses it covers |
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
@@ -18,20 +20,33 @@ pub mod data;
 pub mod encoder;
 pub mod example;
 pub mod generate;
+#[cfg(feature = "gpu")]
+pub mod gpu;
 pub mod invalid;
 pub mod manifest;
 pub mod prng;
 pub mod realdata;
 pub mod runner;
+pub mod stats;
 pub mod surgery;
 pub mod valid;
 pub mod vector;
 
 use std::path::PathBuf;
 
-/// The workspace root (two levels above this crate).
+/// The workspace root: `$IBP_WORKSPACE` if set, else two levels above this crate's source (where it
+/// was built), else the current directory (a binary copied to another machine and run from a
+/// checkout's root).
 pub fn workspace_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+    if let Some(root) = std::env::var_os("IBP_WORKSPACE") {
+        return PathBuf::from(root);
+    }
+    let built = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    if built.join("conformance").is_dir() {
+        built
+    } else {
+        PathBuf::from(".")
+    }
 }
 
 /// The `conformance/` folder of the workspace.

@@ -6,12 +6,14 @@ use ibp_conformance::manifest::Outcome;
 use ibp_conformance::{conformance_dir, data_dir, generate, runner, workspace_root};
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: ibp-conformance <generate [--check] | run [--gpu] [--verbose] [ID...] | example [--check]>
+const USAGE: &str =
+    "usage: ibp-conformance <generate [--check] | run [--gpu] [--verbose] [ID...] | example [--check] | stats>
   generate         write conformance/manifest.json, vectors/ and expected/ (deterministic)
   generate --check only compare the generator's output with the committed files
   run [--gpu]      decode every vector (or the given ids) with the CPU oracle and fast decoders
                    (and the GPU decoder: needs the `gpu` feature) and print a table
-  example          write spec/example.md";
+  example          write spec/example.md
+  stats            count vectors per outcome, error code and spec clause";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -19,6 +21,7 @@ fn main() -> ExitCode {
         Some("generate") => cmd_generate(args.iter().any(|a| a == "--check")),
         Some("run") => cmd_run(&args[1..]),
         Some("example") => cmd_example(args.iter().any(|a| a == "--check")),
+        Some("stats") => cmd_stats(),
         _ => Err(USAGE.to_owned()),
     };
     match result {
@@ -93,7 +96,9 @@ fn cmd_run(args: &[String]) -> Result<(), String> {
     let manifest = runner::load_manifest(&root)?;
     #[cfg(feature = "gpu")]
     let mut gpu_runner = if gpu {
-        Some(ibp_conformance::gpu::GpuRunner::new()?)
+        let g = ibp_conformance::gpu::GpuRunner::new()?;
+        println!("GPU: {}", g.name());
+        Some(g)
     } else {
         None
     };
@@ -195,5 +200,36 @@ fn cmd_example(check: bool) -> Result<(), String> {
     }
     std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
     println!("wrote {}", path.display());
+    Ok(())
+}
+
+fn cmd_stats() -> Result<(), String> {
+    let manifest = runner::load_manifest(&conformance_dir())?;
+    let spec = std::fs::read_to_string(workspace_root().join("spec/SPEC.md")).map_err(|e| e.to_string())?;
+    let s = ibp_conformance::stats::stats(&manifest, &spec);
+    let all = ibp_conformance::stats::spec_clauses(&spec);
+    println!(
+        "spec_version {}: {} vectors, {} bytes",
+        manifest.spec_version,
+        manifest.vectors.len(),
+        s.total_bytes
+    );
+    for (k, v) in &s.per_outcome {
+        println!("  {k}: {v}");
+    }
+    println!("invalid vectors per error code ({} codes):", s.per_error.len());
+    for (k, v) in &s.per_error {
+        println!("  {k}: {v}");
+    }
+    println!(
+        "spec clauses cited: {} of {} ({} uncited: {})",
+        all.len() - s.uncited.len(),
+        all.len(),
+        s.uncited.len(),
+        s.uncited.join(", ")
+    );
+    for (k, v) in &s.per_clause {
+        println!("  {k}: {v}");
+    }
     Ok(())
 }

@@ -684,6 +684,23 @@ pub fn valid_vectors(data_dir: &std::path::Path) -> Vec<Vector> {
         &["14", "4", "5", "6.1", "6.2", "7", "8"],
         &crate::example::example_spec(),
     ));
+
+    // Spec 6.4: the first row must be raw (T = 26 bits, 4 bytes, not shorter than 4), the second is
+    // coded as `97 02`.
+    let d = u16_bytes(&[0x3FA5, 0x1234, 0x3FA5, 0x0000]);
+    v.push(valid_from_spec(
+        "v-0045",
+        "the worked example of spec 6.4: rows [0x3FA5, 0x1234] (raw) and [0x3FA5, 0x0000] (coded as 97 02)",
+        &["6.4", "6.2", "6.3"],
+        &file(vec![one_chunk_entry(
+            "spec_6_4",
+            Dtype::U16,
+            &[2, 2],
+            4,
+            d,
+            ChunkSpec::single(WordWidth::W16, 0, vec![0xFF00, 0xFFFF], vec![0x3F00, 0x0000]),
+        )]),
+    ));
     v
 }
 

@@ -114,6 +114,9 @@ pub fn valid_from_spec(id: &'static str, description: &str, clauses: &[&'static 
 }
 
 /// An invalid vector.
+///
+/// Every invalid vector also cites 11.1 (its code is the first failure in that order) and 11.2 (the
+/// code); vectors about a CRC also cite 1.7 and 9.1.
 pub fn invalid(
     id: &'static str,
     description: &str,
@@ -122,10 +125,29 @@ pub fn invalid(
     error: ErrorCode,
     defect: &str,
 ) -> Vector {
+    let mut clauses = clauses.to_vec();
+    let crc = matches!(
+        error,
+        ErrorCode::HeaderCrc
+            | ErrorCode::FooterCrc
+            | ErrorCode::DirectoryCrc
+            | ErrorCode::ChunkCrc
+            | ErrorCode::PayloadCrc
+    );
+    let extra: &[&'static str] = if crc {
+        &["1.7", "9.1", "11.1", "11.2"]
+    } else {
+        &["11.1", "11.2"]
+    };
+    for c in extra {
+        if !clauses.contains(c) {
+            clauses.push(c);
+        }
+    }
     Vector {
         id,
         description: description.to_owned(),
-        clauses: clauses.to_vec(),
+        clauses,
         bytes,
         expect: Expectation::Invalid {
             error,
