@@ -49,7 +49,7 @@ fn sparse_01(bytes: usize, seed: u64) -> Vec<u8> {
     let mut rng = Rng(seed);
     let mut out = Vec::with_capacity(bytes);
     while out.len() < bytes {
-        let v: f32 = if rng.next() % 77 == 0 { 1.0 } else { 0.0 };
+        let v: f32 = if rng.next().is_multiple_of(77) { 1.0 } else { 0.0 };
         out.extend_from_slice(&v.to_le_bytes());
     }
     out

@@ -38,7 +38,13 @@ fn row_case() -> impl Strategy<Value = RowCase> {
         let bitval: Vec<u64> = mask
             .iter()
             .zip(&words)
-            .map(|(&m, &v)| if rng.next() % 4 == 0 { rng.next() & m } else { v & m })
+            .map(|(&m, &v)| {
+                if rng.next().is_multiple_of(4) {
+                    rng.next() & m
+                } else {
+                    v & m
+                }
+            })
             .collect();
         RowCase {
             w,

@@ -38,7 +38,7 @@ pub fn sparse_rows(rows: usize, floats_per_row: usize, seed: u64) -> Vec<u8> {
     let mut rng = Rng(seed);
     let mut out = Vec::with_capacity(rows * floats_per_row * 4);
     for _ in 0..rows * floats_per_row {
-        let v: f32 = if rng.next() % 20 == 0 { 1.0 } else { 0.0 };
+        let v: f32 = if rng.next().is_multiple_of(20) { 1.0 } else { 0.0 };
         out.extend_from_slice(&v.to_le_bytes());
     }
     out
@@ -75,14 +75,18 @@ fn fill(kind: Kind, rng: &mut Rng, row_bytes: usize, row_count: usize) -> Vec<u8
         }
         Kind::Sparse => (0..len).for_each(|_| {
             let r = rng.next();
-            out.push(if r % 13 == 0 { (r >> 8) as u8 } else { 0 })
+            out.push(if r.is_multiple_of(13) { (r >> 8) as u8 } else { 0 })
         }),
         Kind::NearConstant => {
             let base: Vec<u8> = (0..row_bytes).map(|_| rng.next() as u8).collect();
             for _ in 0..row_count {
                 for &b in &base {
                     let r = rng.next();
-                    out.push(if r % 50 == 0 { b ^ (1 << (r >> 8) % 8) } else { b });
+                    out.push(if r.is_multiple_of(50) {
+                        b ^ (1 << ((r >> 8) % 8))
+                    } else {
+                        b
+                    });
                 }
             }
         }
@@ -96,7 +100,7 @@ fn fill(kind: Kind, rng: &mut Rng, row_bytes: usize, row_count: usize) -> Vec<u8
             ];
             while out.len() < len {
                 let r = rng.next();
-                if r % 2 == 0 {
+                if r.is_multiple_of(2) {
                     out.extend_from_slice(&F32[(r >> 8) as usize % 6].to_le_bytes());
                 } else {
                     out.extend_from_slice(&F64[(r >> 8) as usize % 4].to_le_bytes());
