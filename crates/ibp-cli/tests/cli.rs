@@ -798,3 +798,93 @@ fn real_model_weights_round_trip() {
         ),
     }
 }
+
+/// A row whose padding bits are set, with every CRC recomputed so that only the row-level check
+/// can catch it: `verify` must name the entry, chunk and row.
+#[test]
+fn verify_locates_a_damaged_row() {
+    use ibp_codec::ContainerReader;
+    let d = tempfile::tempdir().unwrap();
+    let src = d.path().join("w.npy");
+    write_npy(&src, Dtype::F32, &[120, 10], 11);
+    let packed = d.path().join("w.ibp");
+    ok(&[
+        &"compress",
+        &src,
+        &"-o",
+        &packed,
+        &"--chunk-rows",
+        &"50",
+        &"--word-width",
+        &"32",
+    ]);
+    let mut bytes = std::fs::read(&packed).unwrap();
+    let mut reader = ContainerReader::open(std::io::Cursor::new(bytes.clone())).unwrap();
+    let chunk = 1usize;
+    let meta = reader.chunk_meta(0, chunk).unwrap();
+    let chunk_offset = reader.entries()[0].chunks[chunk].offset as usize;
+    let payload = reader.payload_offset(0, chunk).unwrap() as usize;
+    assert_eq!(meta.align(), 1);
+    // Find a coded row with padding bits: T = n + sum of field widths (spec 6.2).
+    let n = meta.words_per_row as usize;
+    let w = meta.word_width.bits() as usize;
+    let (row, last_byte, pad_bits) = (0..meta.row_count as usize)
+        .filter(|&r| !meta.is_raw(r))
+        .find_map(|r| {
+            let rec = &bytes[payload + meta.record_range(r).start..payload + meta.record_range(r).end];
+            let mask = meta.mask(meta.group_of(r));
+            let t: usize = n
+                + (0..n)
+                    .map(|j| {
+                        let p = rec[j / 8] >> (j % 8) & 1;
+                        if p == 1 {
+                            w - mask[j].count_ones() as usize
+                        } else {
+                            w
+                        }
+                    })
+                    .sum::<usize>();
+            let pad = rec.len() * 8 - t;
+            (pad > 0).then_some((r, payload + meta.record_range(r).end - 1, pad))
+        })
+        .expect("a coded row with padding bits");
+    assert!(pad_bits < 8);
+    bytes[last_byte] |= 0x80; // the top bit is padding
+                              // Recompute payload_crc and meta_crc (spec 5.1, 9.1).
+    let payload_crc = ibp_format::crc32(&bytes[payload..payload + meta.payload_len as usize]);
+    bytes[chunk_offset + 36..chunk_offset + 40].copy_from_slice(&payload_crc.to_le_bytes());
+    let mut covered = bytes[chunk_offset..chunk_offset + 44].to_vec();
+    covered.extend_from_slice(&bytes[chunk_offset + 48..payload]);
+    let meta_crc = ibp_format::crc32(&covered);
+    bytes[chunk_offset + 44..chunk_offset + 48].copy_from_slice(&meta_crc.to_le_bytes());
+    let bad = d.path().join("row.ibp");
+    std::fs::write(&bad, &bytes).unwrap();
+
+    let (code, stdout, err) = run(&[&"verify", &"--json", &"--oracle", &bad]);
+    assert_eq!(code, 2, "{stdout}{err}");
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let p = &v["problems"][0];
+    assert_eq!(v["problems"].as_array().unwrap().len(), 1, "{v}");
+    assert_eq!(p["code"], "E_PADDING", "{p}");
+    assert_eq!(p["chunk"], 1);
+    assert_eq!(p["row"], 50 + row as u64, "{p}");
+    let line = err.lines().next().unwrap();
+    assert!(
+        line.contains(&format!("E_PADDING: entry 'w' chunk 1 row {}", 50 + row)),
+        "{line}"
+    );
+    assert_eq!(line.matches("chunk 1").count(), 1, "location given once: {line}");
+    // Decompressing fails the same way; a gather of other rows still works.
+    let (code, _, err) = run(&[&"decompress", &bad, &"-o", &d.path().join("x.npy")]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("E_PADDING"), "{err}");
+    let other = if row == 0 { 1 } else { 0 };
+    ok(&[
+        &"decompress",
+        &bad,
+        &"--rows",
+        &format!("{}", 50 + other),
+        &"-o",
+        &d.path().join("y.npy"),
+    ]);
+}

@@ -78,13 +78,15 @@ pub fn check(path: &Path, oracle: bool, ui: Ui) -> CliResult<VerifyResult> {
     for (ei, e) in entries.iter().enumerate() {
         let starts = e.chunk_row_starts();
         for (ci, &chunk_start) in starts.iter().take(e.chunks.len()).enumerate() {
+            let location = format!("entry {:?} chunk {ci}: ", e.name);
             let problem = |code: &str, detail: String, row_in_chunk: Option<u64>| Problem {
                 entry: e.name.clone(),
                 entry_index: ei,
                 chunk: ci,
                 row: row_in_chunk.map(|r| chunk_start + r),
                 code: code.to_owned(),
-                detail,
+                // The reader prefixes its own location; ours is in the fields.
+                detail: detail.strip_prefix(&location).map(str::to_owned).unwrap_or(detail),
             };
             let fast = reader.decode_chunk(ei, ci, DecoderKind::Fast);
             let outcome = match fast {
