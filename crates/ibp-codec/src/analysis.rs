@@ -103,7 +103,7 @@ pub fn plan_chunk(rows: &[u8], row_bytes: usize, opts: &EncodeOptions) -> ChunkP
     }
     let best = best.expect("at least one candidate width divides row_bytes");
     if opts.groups > 1 {
-        plan_groups(rows, row_bytes, &sample, best, opts.groups, align)
+        plan_groups(rows, row_bytes, &sample, best, opts.groups, align, &thresholds)
     } else {
         best
     }
@@ -313,6 +313,11 @@ impl SizingTable {
 
     /// Record length of a row given as words.
     pub(crate) fn record_len_of_words(&self, words: &[u64]) -> u64 {
+        self.size_of_words(words).0
+    }
+
+    /// Record length and coded bits `T` of a row given as words.
+    pub(crate) fn size_of_words(&self, words: &[u64]) -> (u64, u64) {
         let wbits = self.w.bits() as u64;
         let mut t = words.len() as u64;
         for (j, &v) in words.iter().enumerate() {
@@ -323,7 +328,7 @@ impl SizingTable {
             };
         }
         let coded = crate::row::coded_len(t, self.align);
-        coded.min(self.raw)
+        (coded.min(self.raw), t)
     }
 }
 
@@ -507,9 +512,19 @@ fn size_candidates(
 /// Initial groups: the analysed rows sorted by their coded size under `base` (ties by row index)
 /// and cut into `k` equal runs. Then, a few times: masks per group from its rows' bit counts at the
 /// threshold, and every analysed row moved to the group that codes it smallest (ties: lowest group).
-/// Finally every row of the chunk gets the group that codes it smallest. Groups left without rows
-/// get Mask 0 and Bitval 0.
-pub fn plan_groups(rows: &[u8], row_bytes: usize, sample: &[usize], base: ChunkPlan, k: u32, align: u64) -> ChunkPlan {
+/// With several `thresholds`, each group then keeps the one that codes its rows smallest (so
+/// groups may use different thresholds; [`ChunkPlan::threshold`] reports `base`'s). Finally every
+/// row of the chunk gets the group that codes it smallest. Groups left without rows get Mask 0
+/// and Bitval 0.
+pub fn plan_groups(
+    rows: &[u8],
+    row_bytes: usize,
+    sample: &[usize],
+    base: ChunkPlan,
+    k: u32,
+    align: u64,
+    thresholds: &[f64],
+) -> ChunkPlan {
     const ITERATIONS: usize = 6;
     let w = base.word_width;
     let t = base.threshold;
@@ -538,14 +553,8 @@ pub fn plan_groups(rows: &[u8], row_bytes: usize, sample: &[usize], base: ChunkP
     for _ in 0..ITERATIONS {
         // Masks per group from its rows.
         for g in 0..k {
-            let members: Vec<usize> = sample
-                .iter()
-                .zip(&assign)
-                .filter(|(_, &a)| a == g)
-                .map(|(&r, _)| r)
-                .collect();
-            let counts = count_bits(rows, row_bytes, &members);
-            let (m, b) = masks_from_counts(&counts, members.len() as u64, w, t);
+            let members = members_of(sample, &assign, g);
+            let (m, b) = group_masks(rows, row_bytes, &members, w, t);
             masks[g * n..(g + 1) * n].copy_from_slice(&m);
             bitvals[g * n..(g + 1) * n].copy_from_slice(&b);
         }
@@ -561,6 +570,20 @@ pub fn plan_groups(rows: &[u8], row_bytes: usize, sample: &[usize], base: ChunkP
             break;
         }
         assign = next;
+    }
+
+    // Each group then gets the threshold of the sweep that suits its own rows best; this can
+    // only shrink the groups' payloads, and the final assignment below only shrinks them further.
+    if thresholds.len() > 1 {
+        for g in 0..k {
+            let members = members_of(sample, &assign, g);
+            if members.is_empty() {
+                continue;
+            }
+            let (m, b) = best_group_threshold(rows, row_bytes, &members, w, align, thresholds);
+            masks[g * n..(g + 1) * n].copy_from_slice(&m);
+            bitvals[g * n..(g + 1) * n].copy_from_slice(&b);
+        }
     }
 
     // Final assignment of every row with the final masks.
@@ -588,6 +611,16 @@ pub fn plan_groups(rows: &[u8], row_bytes: usize, sample: &[usize], base: ChunkP
     }
 }
 
+/// The analysed rows currently assigned to group `g`.
+fn members_of(sample: &[usize], assign: &[usize], g: usize) -> Vec<usize> {
+    sample
+        .iter()
+        .zip(assign)
+        .filter(|(_, &a)| a == g)
+        .map(|(&r, _)| r)
+        .collect()
+}
+
 fn group_tables(
     masks: &[u64],
     bitvals: &[u64],
@@ -610,16 +643,45 @@ fn group_tables(
         .collect()
 }
 
-/// The group that codes `words` smallest (lowest group on ties) and that record length.
+/// The group that codes `words` smallest and that record length. Ties on the record length
+/// (frequent with a large alignment) go to the fewest coded bits, then to the lowest group.
 fn best_group(tables: &[SizingTable], words: &[u64]) -> (usize, u64) {
-    let mut best = (0, u64::MAX);
+    let mut best = (0, (u64::MAX, u64::MAX));
     for (g, table) in tables.iter().enumerate() {
-        let len = table.record_len_of_words(words);
-        if len < best.1 {
-            best = (g, len);
+        let size = table.size_of_words(words);
+        if size < best.1 {
+            best = (g, size);
         }
     }
-    best
+    (best.0, best.1 .0)
+}
+
+/// Mask/Bitval of one group from the bit counts of its `members` at threshold `t`.
+fn group_masks(rows: &[u8], row_bytes: usize, members: &[usize], w: WordWidth, t: f64) -> (Vec<u64>, Vec<u64>) {
+    let counts = count_bits(rows, row_bytes, members);
+    masks_from_counts(&counts, members.len() as u64, w, t)
+}
+
+/// For one group: the threshold of `thresholds` whose masks code its `members` in the fewest
+/// payload bytes (first on ties), and those masks.
+fn best_group_threshold(
+    rows: &[u8],
+    row_bytes: usize,
+    members: &[usize],
+    w: WordWidth,
+    align: u64,
+    thresholds: &[f64],
+) -> (Vec<u64>, Vec<u64>) {
+    let counts = count_bits(rows, row_bytes, members);
+    let candidates: Vec<(Vec<u64>, Vec<u64>)> = thresholds
+        .iter()
+        .map(|&t| masks_from_counts(&counts, members.len() as u64, w, t))
+        .collect();
+    let sizes = size_candidates(rows, row_bytes, members, w, align, &candidates);
+    let best = (0..candidates.len())
+        .min_by_key(|&k| (sizes[k].payload, k))
+        .unwrap_or(0);
+    candidates.into_iter().nth(best).unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -181,3 +181,35 @@ fn reparse(chunk: &ibp_codec::EncodedChunk, row_bytes: usize) -> ChunkMeta {
     ChunkMeta::parse(&head, offset, len, chunk.meta.row_count as u64, row_bytes as u64)
         .expect("the encoder's metadata passes the format's validation")
 }
+
+#[test]
+fn bytes_do_not_depend_on_the_thread_count() {
+    let rows = float_rows(40_000, 16, 21);
+    let opts = EncodeOptions {
+        groups: 2,
+        ..EncodeOptions::default()
+    };
+    let encode_with = |threads: usize| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| encode_chunk(&rows, 64, &opts))
+    };
+    let one = encode_with(1);
+    assert_eq!(one, encode_with(3));
+    assert_eq!(one, encode_with(8));
+}
+
+#[test]
+fn large_gathers_split_over_threads_keep_the_order() {
+    let rows = sparse_rows(30_000, 4, 8);
+    let chunk = encode_chunk(&rows, 16, &EncodeOptions::default());
+    let wanted: Vec<u32> = (0..50_000u32).map(|i| (i * 7919) % 30_000).collect();
+    let mut out = vec![0u8; wanted.len() * 16];
+    decode_chunk_rows(&chunk.meta, &chunk.payload, &wanted, DecoderKind::Fast, &mut out).unwrap();
+    for (i, &r) in wanted.iter().enumerate() {
+        let r = r as usize;
+        assert_eq!(out[i * 16..(i + 1) * 16], rows[r * 16..(r + 1) * 16]);
+    }
+}
