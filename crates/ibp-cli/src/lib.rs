@@ -21,6 +21,7 @@ pub mod mapped;
 pub mod naming;
 pub mod progress;
 pub mod rows;
+pub mod sink;
 pub mod tensor_io;
 
 use cli::{Cli, Command};

@@ -2,13 +2,13 @@
 
 use crate::atomic;
 use crate::cli::CompressArgs;
-use crate::error::{CliError, CliResult};
+use crate::error::{CliError, CliResult, ErrorKind};
 use crate::inputs::{self, InputKind, Inputs};
 use crate::layout;
 use crate::progress::Ui;
+use crate::sink::CountingWriter;
 use ibp_codec::{ContainerWriter, EncodeOptions};
 use ibp_format::FormatError;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// What a compression produced.
@@ -90,13 +90,14 @@ pub fn run(args: &CompressArgs, ui: Ui) -> CliResult<CompressSummary> {
         let file = &inputs.files[t.file].0;
         let l = layout::choose(t.dtype, &t.shape, args.row_dim).map_err(|m| {
             let e = CliError::bad_input(file, "E_SHAPE", format!("tensor '{}': {m}", t.name));
-            if args.row_dim.is_some() {
-                CliError {
-                    kind: crate::error::ErrorKind::Usage,
+            // A --row-dim the tensor cannot take is the argument's fault.
+            match args.row_dim {
+                Some(_) => CliError {
+                    kind: ErrorKind::Usage,
+                    code: "E_USAGE",
                     ..e
-                }
-            } else {
-                e
+                },
+                None => e,
             }
         })?;
         if let Some(note) = &l.note {
@@ -171,34 +172,4 @@ pub fn run(args: &CompressArgs, ui: Ui) -> CliResult<CompressSummary> {
 /// Maps a writer error about an entry: I/O errors concern the output, others the input tensor.
 fn entry_error(file: &Path, name: &str, e: FormatError) -> CliError {
     CliError::format(file, e.at(format_args!("tensor '{name}'")))
-}
-
-/// Counts bytes written and remembers the first I/O error, so that it is reported against the
-/// output path (not the input).
-pub(crate) struct CountingWriter<W> {
-    pub(crate) inner: W,
-    pub(crate) written: u64,
-    pub(crate) error: Option<std::io::Error>,
-}
-
-impl<W: Write> Write for CountingWriter<W> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        match self.inner.write(buf) {
-            Ok(n) => {
-                self.written += n as u64;
-                Ok(n)
-            }
-            Err(e) => {
-                let copy = std::io::Error::new(e.kind(), e.to_string());
-                self.error.get_or_insert(e);
-                Err(copy)
-            }
-        }
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.inner.flush().inspect_err(|e| {
-            self.error.get_or_insert(std::io::Error::new(e.kind(), e.to_string()));
-        })
-    }
 }

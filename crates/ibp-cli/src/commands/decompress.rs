@@ -5,11 +5,11 @@
 
 use crate::atomic;
 use crate::cli::{DecompressArgs, OutputKind};
-use crate::commands::compress::CountingWriter;
 use crate::commands::open_container;
 use crate::error::{CliError, CliResult};
 use crate::naming::{safe_relative_path, FolderEntry};
 use crate::progress::Ui;
+use crate::sink::{BarWriter, CountingWriter};
 use crate::tensor_io::{npy, safetensors};
 use ibp_codec::{ContainerReader, DecoderKind};
 use ibp_format::{Dtype, EntryInfo};
@@ -350,24 +350,6 @@ impl Ctx<'_> {
             self.stream(reader, i, w, output)?;
         }
         Ok(())
-    }
-}
-
-/// Advances a progress bar by the bytes written through it.
-struct BarWriter<'a, W> {
-    inner: W,
-    bar: &'a ProgressBar,
-}
-
-impl<W: Write> Write for BarWriter<'_, W> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let n = self.inner.write(buf)?;
-        self.bar.inc(n as u64);
-        Ok(n)
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.inner.flush()
     }
 }
 

@@ -389,4 +389,20 @@ mod tests {
             assert!(parse(&f[..cut]).is_err(), "prefix of {cut} bytes accepted");
         }
     }
+
+    #[test]
+    fn every_bit_flip_is_handled_without_panic() {
+        let f = sample();
+        for pos in 0..f.len() {
+            for bit in 0..8 {
+                let mut g = f.clone();
+                g[pos] ^= 1 << bit;
+                if let Ok(st) = parse(&g) {
+                    for t in &st.tensors {
+                        assert!(t.range.end <= g.len() && t.range.start >= st.data_start);
+                    }
+                }
+            }
+        }
+    }
 }
