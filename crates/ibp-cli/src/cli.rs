@@ -18,7 +18,7 @@ Errors are one line on stderr: `error: FILE: CODE: what and where`.";
 
 /// Invariant Bit Packing: store .npy and safetensors tensors losslessly as .ibp containers.
 #[derive(Debug, Parser)]
-#[command(name = "ibp", version, about, after_help = EXIT_CODES, propagate_version = true)]
+#[command(name = "ibp", version, after_help = EXIT_CODES, propagate_version = true)]
 pub struct Cli {
     /// The subcommand.
     #[command(subcommand)]
@@ -143,8 +143,9 @@ pub struct CompressArgs {
     /// Row alignment in bytes: 1, 2, 4, ..., 128 (1 is smallest; 16 suits 16-byte GPU loads).
     #[arg(long, default_value = "1", value_parser = parse_align, value_name = "BYTES")]
     pub align: u8,
-    /// Rows are the sub-tensors below dimension K: rows = product(shape[..K]). Default 1 (shape[0]
-    /// rows); 1-D tensors default to segments of about 1 KiB; see the README.
+    /// Rows are the sub-tensors below dimension K: rows = product(shape[..K]). Default: K = 1
+    /// (shape[0] rows) after leading size-1 dimensions; vectors are cut into equal segments
+    /// sized to balance mask overhead (README, "Rows").
     #[arg(long, value_name = "K")]
     pub row_dim: Option<usize>,
     /// Replace the output if it exists.
