@@ -7,13 +7,17 @@ use ibp_conformance::{conformance_dir, data_dir, generate, runner, workspace_roo
 use std::process::ExitCode;
 
 const USAGE: &str =
-    "usage: ibp-conformance <generate [--check] | run [--gpu] [--verbose] [ID...] | example [--check] | stats>
+    "usage: ibp-conformance <generate [--check] | run [--gpu] [--external CMD] [--verbose] [ID...] | example [--check] | stats>
   generate         write conformance/manifest.json, vectors/ and expected/ (deterministic)
   generate --check only compare the generator's output with the committed files
   run [--gpu]      decode every vector (or the given ids) with the CPU oracle and fast decoders
                    (and the GPU decoder: needs the `gpu` feature) and print a table
   example          write spec/example.md
-  stats            count vectors per outcome, error code and spec clause";
+  stats            count vectors per outcome, error code and spec clause
+  run --external CMD   also run a third-party decoder: `CMD <file> <out dir>` (protocol in
+                   conformance/README.md)
+  decode FILE DIR  the protocol's reference: decode FILE into DIR/0.bin, DIR/1.bin, ... (exit 0)
+                   or print the error code (exit 1)";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -22,6 +26,7 @@ fn main() -> ExitCode {
         Some("run") => cmd_run(&args[1..]),
         Some("example") => cmd_example(args.iter().any(|a| a == "--check")),
         Some("stats") => cmd_stats(),
+        Some("decode") => cmd_decode(&args[1..]),
         _ => Err(USAGE.to_owned()),
     };
     match result {
@@ -91,7 +96,22 @@ fn list_generated(root: &std::path::Path) -> Vec<String> {
 fn cmd_run(args: &[String]) -> Result<(), String> {
     let gpu = args.iter().any(|a| a == "--gpu");
     let verbose = args.iter().any(|a| a == "--verbose");
-    let ids: Vec<&String> = args.iter().filter(|a| !a.starts_with("--")).collect();
+    let external: Option<Vec<String>> = args
+        .iter()
+        .position(|a| a == "--external")
+        .map(|i| {
+            args.get(i + 1)
+                .map(|c| c.split_whitespace().map(str::to_owned).collect())
+        })
+        .map(|c| c.ok_or("--external needs a command"))
+        .transpose()?;
+    let ids: Vec<&String> = args
+        .iter()
+        .enumerate()
+        .filter(|(i, a)| !a.starts_with("--") && (*i == 0 || args[i - 1] != "--external"))
+        .map(|(_, a)| a)
+        .collect();
+    let scratch = std::env::temp_dir().join(format!("ibp-conformance-{}", std::process::id()));
     let root = conformance_dir();
     let manifest = runner::load_manifest(&root)?;
     #[cfg(feature = "gpu")]
@@ -114,6 +134,11 @@ fn cmd_run(args: &[String]) -> Result<(), String> {
         "oracle",
         "fast",
         if gpu { format!(" {:<22}", "gpu") } else { String::new() }
+            + &if external.is_some() {
+                format!(" {:<22}", "external")
+            } else {
+                String::new()
+            }
     );
     let (mut pass, mut fail) = (0, 0);
     for rec in manifest
@@ -124,17 +149,15 @@ fn cmd_run(args: &[String]) -> Result<(), String> {
         let bytes = runner::load_vector(&root, rec)?;
         let oracle = runner::decode_cpu(&bytes, DecoderKind::Oracle);
         let fast = runner::decode_cpu(&bytes, DecoderKind::Fast);
-        #[cfg_attr(not(feature = "gpu"), allow(unused_mut))]
         let mut problems: Vec<String> = [("oracle", &oracle), ("fast", &fast)]
             .iter()
             .filter_map(|(name, d)| runner::check(&root, rec, d).err().map(|e| format!("{name}: {e}")))
             .collect();
-        #[cfg_attr(not(feature = "gpu"), allow(unused_mut))]
-        let mut gpu_col = String::new();
+        let mut extra_cols = String::new();
         #[cfg(feature = "gpu")]
         if let Some(g) = gpu_runner.as_mut() {
             let got = g.decode(&bytes);
-            gpu_col = format!(" {:<22}", runner::summary(&got));
+            extra_cols = format!(" {:<22}", runner::summary(&got));
             if let Err(e) = runner::check(&root, rec, &got) {
                 problems.push(format!("gpu: {e}"));
             }
@@ -144,6 +167,13 @@ fn cmd_run(args: &[String]) -> Result<(), String> {
                     runner::summary(&got),
                     runner::summary(&oracle)
                 ));
+            }
+        }
+        if let Some(cmd) = &external {
+            let got = runner::run_external(cmd, &root.join(&rec.file), &scratch);
+            extra_cols += &format!(" {:<22}", got.summary());
+            if let Err(e) = runner::check_external(rec, &got) {
+                problems.push(format!("external: {e}"));
             }
         }
         let expected = match rec.outcome {
@@ -156,7 +186,7 @@ fn cmd_run(args: &[String]) -> Result<(), String> {
             Outcome::ImplementationDefined => "impl-def",
         };
         println!(
-            "{:<7} {:<8} {:<22} {:<22} {:<22}{gpu_col} {}",
+            "{:<7} {:<8} {:<22} {:<22} {:<22}{extra_cols} {}",
             rec.id,
             outcome,
             expected,
@@ -180,6 +210,7 @@ fn cmd_run(args: &[String]) -> Result<(), String> {
             fail += 1;
         }
     }
+    let _ = std::fs::remove_dir_all(&scratch);
     println!("{pass} passed, {fail} failed");
     if fail > 0 {
         return Err(format!("{fail} vectors failed"));
@@ -232,4 +263,25 @@ fn cmd_stats() -> Result<(), String> {
         println!("  {k}: {v}");
     }
     Ok(())
+}
+
+/// The external-decoder protocol, implemented with the CPU fast decoder.
+fn cmd_decode(args: &[String]) -> Result<(), String> {
+    let [file, dir] = args else {
+        return Err("usage: ibp-conformance decode FILE OUT_DIR".into());
+    };
+    let bytes = std::fs::read(file).map_err(|e| format!("{file}: {e}"))?;
+    match runner::decode_cpu(&bytes, DecoderKind::Fast) {
+        Ok(entries) => {
+            for (k, (_, data)) in entries.iter().enumerate() {
+                let path = std::path::Path::new(dir).join(format!("{k}.bin"));
+                std::fs::write(&path, data).map_err(|e| format!("{}: {e}", path.display()))?;
+            }
+            Ok(())
+        }
+        Err(e) => {
+            println!("{} {}", e.code, e.detail);
+            std::process::exit(1);
+        }
+    }
 }

@@ -101,3 +101,98 @@ fn check_valid(root: &Path, rec: &VectorRecord, got: &Decoded) -> Result<(), Str
     }
     Ok(())
 }
+
+/// What an external decoder (a command following the protocol of `conformance/README.md`) made of a
+/// vector.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum External {
+    /// Exit status 0: the decoded bytes of every entry (`<out>/0.bin`, `<out>/1.bin`, ...).
+    Decoded(Vec<Vec<u8>>),
+    /// Non-zero exit status: the first word of the last line of standard output.
+    Rejected(String),
+    /// The command could not be run or broke the protocol.
+    Broken(String),
+}
+
+impl External {
+    /// `ok`, the error code, or `broken`.
+    pub fn summary(&self) -> String {
+        match self {
+            External::Decoded(_) => "ok".to_owned(),
+            External::Rejected(code) => code.clone(),
+            External::Broken(_) => "broken".to_owned(),
+        }
+    }
+}
+
+/// Runs `command` (program and arguments) with two more arguments, the vector file and an empty
+/// output folder, and reads its verdict.
+pub fn run_external(command: &[String], file: &Path, out_dir: &Path) -> External {
+    let _ = std::fs::remove_dir_all(out_dir);
+    if let Err(e) = std::fs::create_dir_all(out_dir) {
+        return External::Broken(format!("{}: {e}", out_dir.display()));
+    }
+    let Some((program, args)) = command.split_first() else {
+        return External::Broken("empty command".into());
+    };
+    let output = match std::process::Command::new(program)
+        .args(args)
+        .arg(file)
+        .arg(out_dir)
+        .output()
+    {
+        Ok(o) => o,
+        Err(e) => return External::Broken(format!("{program}: {e}")),
+    };
+    if output.status.success() {
+        let mut entries = Vec::new();
+        while let Ok(bytes) = std::fs::read(out_dir.join(format!("{}.bin", entries.len()))) {
+            entries.push(bytes);
+        }
+        External::Decoded(entries)
+    } else {
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        match stdout.lines().last().and_then(|l| l.split_whitespace().next()) {
+            Some(code) => External::Rejected(code.to_owned()),
+            None => External::Broken(format!("exit status {} without an error code on stdout", output.status)),
+        }
+    }
+}
+
+/// Checks an external decoder's verdict against the manifest record.
+pub fn check_external(rec: &VectorRecord, got: &External) -> Result<(), String> {
+    let valid = || -> Result<(), String> {
+        let want = rec.entries.as_ref().ok_or("manifest: valid vector without entries")?;
+        let External::Decoded(got) = got else {
+            return Err(format!("got {}, expected a valid decode", got.summary()));
+        };
+        if got.len() != want.len() {
+            return Err(format!(
+                "{} entry files, manifest lists {} entries",
+                got.len(),
+                want.len()
+            ));
+        }
+        for (k, (data, w)) in got.iter().zip(want).enumerate() {
+            if data.len() as u64 != w.decoded_len || sha256_hex(data) != w.sha256 {
+                return Err(format!("entry {k} ({}): bytes differ from the manifest", w.name));
+            }
+        }
+        Ok(())
+    };
+    let invalid = || -> Result<(), String> {
+        let want = rec
+            .error
+            .as_deref()
+            .ok_or("manifest: invalid vector without an error code")?;
+        match got {
+            External::Rejected(code) if code == want => Ok(()),
+            other => Err(format!("got {}, expected {want}", other.summary())),
+        }
+    };
+    match rec.outcome {
+        Outcome::Valid => valid(),
+        Outcome::Invalid => invalid(),
+        Outcome::ImplementationDefined => valid().or_else(|_| invalid()),
+    }
+}

@@ -701,6 +701,13 @@ pub fn valid_vectors(data_dir: &std::path::Path) -> Vec<Vector> {
             ChunkSpec::single(WordWidth::W16, 0, vec![0xFF00, 0xFFFF], vec![0x3F00, 0x0000]),
         )]),
     ));
+
+    v.push(valid_from_spec(
+        "v-0046",
+        "the base file the invalid vectors x-0001..x-0086 and x-0088..x-0111 are cut from: 2 entries, G = 2, A = 8, raw and coded rows",
+        &["5", "5.4", "6.1", "6.2", "7"],
+        &crate::invalid::base_spec(),
+    ));
     v
 }
 
