@@ -80,8 +80,10 @@ pub struct ChunkMeta {
     pub group_count: u32,
     /// Rows in the chunk.
     pub row_count: u32,
-    /// Words per row `n`.
+    /// Words per row `n = ceil(row_bytes / (W/8))` (the last word may be partial, spec 2.4).
     pub words_per_row: u32,
+    /// Bytes per decoded row (the entry's `row_bytes`).
+    pub row_bytes: u64,
     /// Added to every stored row length.
     pub length_base: u32,
     /// Payload length in bytes.
@@ -108,7 +110,13 @@ impl ChunkMeta {
 
     /// Bytes per decoded row.
     pub fn row_bytes(&self) -> u64 {
-        self.words_per_row as u64 * self.word_width.bytes() as u64
+        self.row_bytes
+    }
+
+    /// Bytes of the last word of a row that lie inside the row (`W/8` unless the word is partial).
+    pub fn last_word_bytes(&self) -> usize {
+        let wb = self.word_width.bytes() as u64;
+        (self.row_bytes - (self.words_per_row as u64 - 1) * wb) as usize
     }
 
     /// Length in bytes of a raw row record: `align_up(row_bytes, A)`.
@@ -285,9 +293,9 @@ impl ChunkMeta {
             h.row_count
         );
         ensure!(
-            word.divides(row_bytes) && h.words_per_row as u64 * word.bytes() as u64 == row_bytes,
+            h.words_per_row as u64 == row_bytes.div_ceil(word.bytes() as u64),
             ErrorCode::ChunkHeader,
-            "words_per_row {} of {}-bit words does not make the entry's {row_bytes}-byte rows",
+            "words_per_row {} is not the number of {}-bit words of the entry's {row_bytes}-byte rows",
             h.words_per_row,
             word.bits()
         );
@@ -412,6 +420,7 @@ impl ChunkMeta {
             group_count: groups as u32,
             row_count: h.row_count,
             words_per_row: h.words_per_row,
+            row_bytes,
             length_base: h.length_base,
             payload_len: h.payload_len,
             payload_crc: h.payload_crc,

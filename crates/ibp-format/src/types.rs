@@ -179,9 +179,15 @@ impl WordWidth {
         }
     }
 
-    /// Whether rows of `row_bytes` bytes split into whole words of this width.
+    /// Whether rows of `row_bytes` bytes split into whole words of this width (otherwise the
+    /// last word of each row is partial, spec 2.4).
     pub fn divides(self, row_bytes: u64) -> bool {
         row_bytes % self.bytes() as u64 == 0
+    }
+
+    /// Words per row of `row_bytes` bytes: `ceil(row_bytes / (W/8))` (spec 2.4).
+    pub fn words_per_row(self, row_bytes: u64) -> u64 {
+        row_bytes.div_ceil(self.bytes() as u64)
     }
 }
 
