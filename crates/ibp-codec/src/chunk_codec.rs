@@ -115,6 +115,7 @@ pub fn encode_chunk_with_plan(rows: &[u8], row_bytes: usize, plan: &ChunkPlan, a
         group_count: groups as u32,
         row_count: row_count as u32,
         words_per_row: n as u32,
+        row_bytes: row_bytes as u64,
         length_base,
         payload_len: payload.len() as u64,
         payload_crc: ibp_format::crc32(&payload),
