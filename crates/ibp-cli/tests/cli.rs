@@ -888,3 +888,44 @@ fn verify_locates_a_damaged_row() {
         &d.path().join("y.npy"),
     ]);
 }
+
+/// Entry names come from the file: a hostile name must not write outside the output folder.
+#[test]
+fn hostile_entry_names_cannot_escape_the_output_folder() {
+    let d = tempfile::tempdir().unwrap();
+    let data = tensor_bytes(Dtype::F32, 8, 1);
+    for name in [
+        "../evil.npy",
+        "/tmp/evil.npy",
+        "a/../../evil.npy",
+        "ok.safetensors:../x",
+        "a//b.npy",
+    ] {
+        let bytes = ibp_codec::encode_to_vec(
+            &[(name, Dtype::F32, &[2u64, 4][..], 16, &data[..])],
+            &ibp_codec::EncodeOptions::default(),
+        )
+        .unwrap();
+        let packed = d.path().join("h.ibp");
+        std::fs::write(&packed, bytes).unwrap();
+        let out = d.path().join("out");
+        let (code, _, err) = run(&[&"decompress", &packed, &"--as", &"folder", &"-o", &out]);
+        if name.starts_with("ok.safetensors:") {
+            // The tensor name is data inside the file, not a path: allowed.
+            assert_eq!(code, 0, "{name}: {err}");
+            let st = read_safetensors(&out.join("ok.safetensors"));
+            assert_eq!(st[0].0, "../x");
+            std::fs::remove_dir_all(&out).unwrap();
+        } else {
+            assert_eq!(code, 2, "{name}: {err}");
+            assert!(
+                err.contains("E_NAME") && err.contains("not a safe relative path"),
+                "{err}"
+            );
+            assert!(!out.exists());
+        }
+        std::fs::remove_file(&packed).unwrap();
+    }
+    assert!(listing(d.path()).is_empty(), "{:?}", listing(d.path()));
+    assert!(!d.path().parent().unwrap().join("evil.npy").exists());
+}
