@@ -52,11 +52,26 @@ impl Dataset {
         self.data.len() as u64 / self.entry.row_bytes
     }
 
-    /// The first rows holding at most `max_bytes` bytes (at least one row).
-    pub fn prefix(&self, max_bytes: u64) -> &[u8] {
+    /// About `max_bytes` of whole rows spread over the dataset: evenly spaced slabs of about 64 KiB
+    /// (at least one row each), concatenated; the whole data when it is not larger than `max_bytes`.
+    /// A plain prefix would be unrepresentative where a table starts with special rows (MiniLM's
+    /// first ~1000 word pieces are `[unused]` tokens).
+    pub fn spread_sample(&self, max_bytes: u64) -> Vec<u8> {
         let rb = self.entry.row_bytes;
-        let rows = (max_bytes / rb).clamp(1, self.rows());
-        &self.data[..(rows * rb) as usize]
+        let rows = self.rows();
+        if rows * rb <= max_bytes {
+            return self.data.clone();
+        }
+        let slab_rows = (65_536 / rb).max(1);
+        let slabs = (max_bytes / (slab_rows * rb)).max(1);
+        let last_start = rows.saturating_sub(slab_rows);
+        let mut out = Vec::with_capacity((slabs * slab_rows * rb) as usize);
+        for i in 0..slabs {
+            let start = if slabs > 1 { i * last_start / (slabs - 1) } else { 0 };
+            let end = (start + slab_rows).min(rows);
+            out.extend_from_slice(&self.data[(start * rb) as usize..(end * rb) as usize]);
+        }
+        out
     }
 }
 
@@ -115,4 +130,46 @@ pub fn load(data_dir: &Path, entry: &ManifestEntry) -> Result<Dataset, String> {
         dtype,
         data: arr.data,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dataset(rows: u64, row_bytes: u64) -> Dataset {
+        let entry = ManifestEntry {
+            name: "t".into(),
+            path: "t.npy".into(),
+            dtype: "uint8".into(),
+            shape: vec![rows, row_bytes],
+            row_bytes,
+            committed: false,
+            description: String::new(),
+        };
+        let data = (0..rows * row_bytes).map(|i| (i / row_bytes) as u8).collect();
+        Dataset {
+            entry,
+            dtype: Dtype::U8,
+            data,
+        }
+    }
+
+    #[test]
+    fn spread_sample_takes_whole_rows_from_start_to_end() {
+        let ds = dataset(200_000, 16);
+        let s = ds.spread_sample(1 << 20);
+        assert_eq!(s.len() % 16, 0);
+        assert!(s.len() <= 1 << 20 && s.len() >= (1 << 20) - 65_536);
+        // first row of the first slab and last row of the data are in the sample
+        assert_eq!(&s[..16], &ds.data[..16]);
+        assert_eq!(&s[s.len() - 16..], &ds.data[ds.data.len() - 16..]);
+    }
+
+    #[test]
+    fn spread_sample_of_small_data_is_all_of_it_and_huge_rows_give_one_row() {
+        let ds = dataset(10, 16);
+        assert_eq!(ds.spread_sample(1 << 20), ds.data);
+        let wide = dataset(4, 100_000);
+        assert_eq!(wide.spread_sample(150_000).len(), 100_000);
+    }
 }
