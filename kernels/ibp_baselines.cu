@@ -40,7 +40,9 @@ ibp_raw_gather(const ibp_u8* src, ibp_u64 src_rows, ibp_u64 row_bytes, const ibp
 }
 
 // "Ideal" transfer: copies record k (spans[2k] = byte offset in src, spans[2k+1] = length) to
-// out + k * out_stride, moving only the compressed bytes with the gather's access pattern.
+// out + k * out_stride, moving only the compressed bytes with the gather's access pattern: the
+// 16-byte aligned vectors that cover the record, when they fit src and out_stride (src must then be
+// 16-byte aligned), else the record's bytes exactly.
 // Spans outside src_len or longer than out_stride are skipped.
 extern "C" __global__ void __launch_bounds__(128)
 ibp_copy_records(const ibp_u8* src, ibp_u64 src_len, const ibp_u64* spans, ibp_u64 count, ibp_u8* out, ibp_u64 out_stride) {
@@ -49,6 +51,9 @@ ibp_copy_records(const ibp_u8* src, ibp_u64 src_len, const ibp_u64* spans, ibp_u
     for (ibp_u64 k = (ibp_u64)blockIdx.x * 4 + (threadIdx.x >> 5); k < count; k += warps) {
         const ibp_u64 off = spans[2 * k], len = spans[2 * k + 1];
         if (off > src_len || len > src_len - off || len > out_stride) continue;
-        warp_copy(out + k * out_stride, src + off, len, lane);
+        // 16-byte loads of the aligned vectors covering the record (what the decoder reads).
+        const ibp_u64 a = off & ~15ull, e = (off + len + 15) & ~15ull;
+        if (e <= src_len && e - a <= out_stride) warp_copy(out + k * out_stride, src + a, e - a, lane);
+        else warp_copy(out + k * out_stride, src + off, len, lane);
     }
 }

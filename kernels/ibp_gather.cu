@@ -3,6 +3,8 @@
 // Launch shape: blocks of IBP_WARPS_PER_BLOCK warps (blockDim.x = 32 * IBP_WARPS_PER_BLOCK), any
 // grid size (grid-stride over requests), dynamic shared memory = warps * params.stage_bytes.
 // One warp decodes one requested row at a time: lane j of a round handles word 32*round + j.
+// Overlap per warp: a row's record loads (16-byte, into registers) are issued before the next
+// row's index lookups, and each round's Mask/Bitval loads are issued one round ahead.
 //
 // Reads: params.rows[0..count), chunks[0..chunk_count), anchors[0..anchor_count), meta[0..meta_size),
 //        payload[0..payload_size) -- every index is checked before it is used.
@@ -19,24 +21,42 @@ __device__ __forceinline__ void ibp_report(ibp_u64* status, ibp_u64 k, ibp_u32 c
     atomicMax(status, ~((k << 8) | (ibp_u64)code));
 }
 
-// Lowest `bits` bits set (bits in 0..64).
-__device__ __forceinline__ ibp_u64 low_bits(ibp_u32 bits) {
-    return bits >= 64 ? ~0ull : ((1ull << bits) - 1ull);
-}
+// ---- word-width traits -------------------------------------------------------------------------
 
-// Deposits the low bits of `v` into the set bits of `free_bits`, lowest first (pdep), one
-// contiguous run of `free_bits` per iteration: float masks usually leave one or two runs.
-__device__ __forceinline__ ibp_u64 deposit_bits(ibp_u64 v, ibp_u64 free_bits) {
+template <int WB> struct Word;
+template <> struct Word<1> { typedef unsigned char T; typedef ibp_u32 R; };
+template <> struct Word<2> { typedef unsigned short T; typedef ibp_u32 R; };
+template <> struct Word<4> { typedef ibp_u32 T; typedef ibp_u32 R; };
+template <> struct Word<8> { typedef ibp_u64 T; typedef ibp_u64 R; };
+
+__device__ __forceinline__ ibp_u32 low_mask32(ibp_u32 bits) { return bits >= 32 ? ~0u : ((1u << bits) - 1u); }
+__device__ __forceinline__ ibp_u64 low_mask64(ibp_u32 bits) { return bits >= 64 ? ~0ull : ((1ull << bits) - 1ull); }
+
+// Deposits the low bits of v into the set bits of free_bits, lowest first (pdep), one contiguous
+// run of free bits per iteration; a single run starting at bit 0 (float mantissas) costs nothing.
+__device__ __forceinline__ ibp_u32 deposit(ibp_u32 v, ibp_u32 free_bits) {
+    if ((free_bits & (free_bits + 1u)) == 0u) return v & free_bits;
+    ibp_u32 r = 0;
+    while (free_bits) {
+        int p = __ffs((int)free_bits) - 1;
+        ibp_u32 shifted = free_bits >> p;
+        int run = __ffs((int)~shifted) - 1;
+        if (run < 0 || p + run >= 32) { r |= v << p; break; }
+        ibp_u32 m = (1u << run) - 1u;
+        r |= (v & m) << p;
+        v >>= run;
+        free_bits &= ~(m << p);
+    }
+    return r;
+}
+__device__ __forceinline__ ibp_u64 deposit(ibp_u64 v, ibp_u64 free_bits) {
+    if ((free_bits & (free_bits + 1ull)) == 0ull) return v & free_bits;
     ibp_u64 r = 0;
     while (free_bits) {
         int p = __ffsll((long long)free_bits) - 1;
         ibp_u64 shifted = free_bits >> p;
-        int run = __ffsll((long long)~shifted) - 1;   // -1 when the run reaches bit 63
-        if (run < 0) run = 64 - p;
-        if (p + run >= 64) {                          // the run ends at bit 63
-            r |= v << p;
-            break;
-        }
+        int run = __ffsll((long long)~shifted) - 1;
+        if (run < 0 || p + run >= 64) { r |= v << p; break; }
         ibp_u64 m = (1ull << run) - 1ull;
         r |= (v & m) << p;
         v >>= run;
@@ -45,136 +65,80 @@ __device__ __forceinline__ ibp_u64 deposit_bits(ibp_u64 v, ibp_u64 free_bits) {
     return r;
 }
 
-// Loads a W-bit metadata word (W/8 = wb bytes) at element index i of a little-endian array.
-__device__ __forceinline__ ibp_u64 load_word(const ibp_u8* base, ibp_u64 i, ibp_u32 wb) {
-    switch (wb) {
-        case 1: return __ldg(base + i);
-        case 2: return __ldg((const unsigned short*)base + i);
-        case 4: return __ldg((const unsigned int*)base + i);
-        default: return __ldg((const unsigned long long*)base + i);
+// ---- record sources ----------------------------------------------------------------------------
+
+// A record staged in shared memory: its first byte is byte `off` (0..15) of the 16-byte aligned
+// buffer `w` (read as 32-bit words); at least 12 readable bytes follow its end.
+struct SmemRecord {
+    const ibp_u32* w;
+    ibp_u64 len;
+    ibp_u32 off;
+    __device__ __forceinline__ ibp_u32 bits32(ibp_u64 s) const {  // bits [s, s+32)
+        s += 8 * off;
+        ibp_u64 i = s >> 5;
+        return __funnelshift_r(w[i], w[i + 1], (ibp_u32)s & 31u);
     }
-}
+    __device__ __forceinline__ ibp_u32 word32(ibp_u64 i) const { return bits32(i * 32); }
+    __device__ __forceinline__ ibp_u64 bits64(ibp_u64 s) const {  // bits [s, s+64)
+        s += 8 * off;
+        ibp_u64 i = s >> 5;
+        ibp_u32 sh = (ibp_u32)s & 31u;
+        ibp_u32 a = w[i], b = w[i + 1], c = w[i + 2];
+        return (ibp_u64)__funnelshift_r(a, b, sh) | ((ibp_u64)__funnelshift_r(b, c, sh) << 32);
+    }
+    __device__ __forceinline__ ibp_u8 byte_at(ibp_u64 i) const { i += off; return (ibp_u8)(w[i >> 2] >> (8 * (i & 3))); }
+};
 
-// A record being decoded: either staged in shared memory (as 32-bit words, zero past its end) or
-// read byte by byte from global memory (records larger than the staging buffer).
-struct RecordSrc {
-    const ibp_u32* smem;  // staged words, or null
-    const ibp_u8* gmem;   // record start in global memory
-    ibp_u64 len;          // record bytes
-
-    // Bits [s, s+64) of the record's bit stream; bits past the record read as 0.
+// A record read from global memory byte by byte (records larger than the staging buffer).
+struct GmemRecord {
+    const ibp_u8* p;
+    ibp_u64 len;
     __device__ __forceinline__ ibp_u64 bits64(ibp_u64 s) const {
-        if (smem) {
-            ibp_u64 w = s >> 5;
-            ibp_u32 sh = (ibp_u32)(s & 31);
-            ibp_u64 lo = (ibp_u64)smem[w] | ((ibp_u64)smem[w + 1] << 32);
-            ibp_u64 v = lo >> sh;
-            if (sh) v |= (ibp_u64)smem[w + 2] << (64 - sh);
-            return v;
-        }
         ibp_u64 b = s >> 3;
         ibp_u32 sh = (ibp_u32)(s & 7);
         ibp_u64 v = 0;
 #pragma unroll
-        for (int i = 0; i < 8; i++) {
-            ibp_u64 byte = (b + i < len) ? (ibp_u64)gmem[b + i] : 0ull;
-            v |= byte << (8 * i);
-        }
-        if (sh) {
-            ibp_u64 byte = (b + 8 < len) ? (ibp_u64)gmem[b + 8] : 0ull;
-            v = (v >> sh) | (byte << (64 - sh));
-        }
+        for (int i = 0; i < 8; i++) v |= (b + i < len ? (ibp_u64)p[b + i] : 0ull) << (8 * i);
+        if (sh) v = (v >> sh) | ((b + 8 < len ? (ibp_u64)p[b + 8] : 0ull) << (64 - sh));
         return v;
     }
-    __device__ __forceinline__ ibp_u8 byte_at(ibp_u64 i) const {
-        return smem ? (ibp_u8)(smem[i >> 2] >> (8 * (i & 3))) : gmem[i];
-    }
+    __device__ __forceinline__ ibp_u32 word32(ibp_u64 i) const { return (ibp_u32)bits64(i * 32); }
+    __device__ __forceinline__ ibp_u32 bits32(ibp_u64 s) const { return (ibp_u32)bits64(s); }
+    __device__ __forceinline__ ibp_u8 byte_at(ibp_u64 i) const { return p[i]; }
 };
 
-// Copies `len` bytes global -> shared (warp-cooperative), then zero-fills 16 more bytes.
-// `dst` is 16-byte aligned; 16-byte loads when src and len allow, 4 loads in flight per lane.
-__device__ __forceinline__ void stage_record(ibp_u8* dst, const ibp_u8* src, ibp_u64 len, ibp_u32 lane) {
-    if ((((size_t)src) & 15) == 0) {
-        const uint4* s = (const uint4*)src;
-        uint4* d = (uint4*)dst;
-        ibp_u64 vecs = len >> 4;
-        ibp_u64 i = lane;
-        for (; i + 96 < vecs; i += 128) {
-            uint4 a = s[i], b = s[i + 32], c = s[i + 64], e = s[i + 96];
-            d[i] = a; d[i + 32] = b; d[i + 64] = c; d[i + 96] = e;
-        }
-        for (; i < vecs; i += 32) d[i] = s[i];
-        for (ibp_u64 t = (vecs << 4) + lane; t < len; t += 32) dst[t] = src[t];
-    } else if ((((size_t)src) & 3) == 0) {
-        const ibp_u32* s = (const ibp_u32*)src;
-        ibp_u32* d = (ibp_u32*)dst;
-        ibp_u64 words = len >> 2;
-        for (ibp_u64 i = lane; i < words; i += 32) d[i] = s[i];
-        for (ibp_u64 t = (words << 2) + lane; t < len; t += 32) dst[t] = src[t];
-    } else {
-        for (ibp_u64 t = lane; t < len; t += 32) dst[t] = src[t];
-    }
-    // zero tail: bytes len .. align_up(len, 16) + 16
-    ibp_u64 end = ((len + 15) & ~15ull) + 16;
-    for (ibp_u64 t = len + lane; t < end; t += 32) dst[t] = 0;
-}
+// ---- decoding one coded record (spec 6.2) ------------------------------------------------------
 
-// Copies a raw row: row_bytes bytes src -> dst; checks that the padding bytes row_bytes..len-1 are 0.
-// Returns false on non-zero padding.
-__device__ __forceinline__ bool copy_raw(ibp_u8* dst, const ibp_u8* src, ibp_u64 row_bytes, ibp_u64 len, ibp_u32 lane) {
-    if (((((size_t)src) | ((size_t)dst)) & 15) == 0) {
-        const uint4* s = (const uint4*)src;
-        uint4* d = (uint4*)dst;
-        ibp_u64 vecs = row_bytes >> 4;
-        ibp_u64 i = lane;
-        for (; i + 96 < vecs; i += 128) {
-            uint4 a = s[i], b = s[i + 32], c = s[i + 64], e = s[i + 96];
-            d[i] = a; d[i + 32] = b; d[i + 64] = c; d[i + 96] = e;
-        }
-        for (; i < vecs; i += 32) d[i] = s[i];
-        for (ibp_u64 t = (vecs << 4) + lane; t < row_bytes; t += 32) dst[t] = src[t];
-    } else if (((((size_t)src) | ((size_t)dst)) & 3) == 0) {
-        ibp_u64 words = row_bytes >> 2;
-        for (ibp_u64 i = lane; i < words; i += 32) ((ibp_u32*)dst)[i] = ((const ibp_u32*)src)[i];
-        for (ibp_u64 t = (words << 2) + lane; t < row_bytes; t += 32) dst[t] = src[t];
-    } else {
-        for (ibp_u64 t = lane; t < row_bytes; t += 32) dst[t] = src[t];
-    }
-    bool bad = false;
-    for (ibp_u64 t = row_bytes + lane; t < len; t += 32) bad |= src[t] != 0;
-    return !__any_sync(FULL_MASK, bad);
-}
-
-// Stores the low wb bytes of v at element j of dst.
-__device__ __forceinline__ void store_word(ibp_u8* dst, ibp_u64 j, ibp_u32 wb, ibp_u64 v) {
-    switch (wb) {
-        case 1: dst[j] = (ibp_u8)v; break;
-        case 2: ((unsigned short*)dst)[j] = (unsigned short)v; break;
-        case 4: ((ibp_u32*)dst)[j] = (ibp_u32)v; break;
-        default: ((ibp_u64*)dst)[j] = v; break;
-    }
-}
-
-// Decodes one coded record (spec 6.2). Returns a status code (IBP_STATUS_OK on success).
-__device__ __forceinline__ ibp_u32 decode_coded(const RecordSrc& rec, ibp_u8* dst, const ibp_u8* masks,
-                                                const ibp_u8* bitvals, ibp_u32 n, ibp_u32 wb,
-                                                ibp_u32 align_log2, ibp_u32 lane) {
-    const ibp_u32 W = wb * 8;
-    const ibp_u64 wmask = low_bits(W);
+template <int WB, class Rec>
+__device__ __forceinline__ ibp_u32 decode_coded(const Rec& rec, ibp_u8* dst, const ibp_u8* masks_p,
+                                                const ibp_u8* bitvals_p, ibp_u32 n, ibp_u32 align_log2,
+                                                ibp_u32 lane) {
+    typedef typename Word<WB>::T T;
+    typedef typename Word<WB>::R R;
+    const ibp_u32 W = WB * 8;
+    const T* masks = (const T*)masks_p;
+    const T* bitvals = (const T*)bitvals_p;
+    T* out = (T*)dst;
     const ibp_u64 total_bits = rec.len * 8;
     if ((ibp_u64)n > total_bits) return IBP_STATUS_ROW_LENGTH;
     ibp_u64 pos = n;  // stream bit of the next field
+    // Mask/Bitval of this lane's word, loaded one round ahead so the loads overlap a round's work.
+    R m_next = 0, b_next = 0;
+    if (lane < n) {
+        m_next = (R)__ldg(masks + lane);
+        b_next = (R)__ldg(bitvals + lane);
+    }
     for (ibp_u32 j0 = 0; j0 < n; j0 += 32) {
         const ibp_u32 j = j0 + lane;
         const bool active = j < n;
-        const ibp_u32 pbits = (ibp_u32)rec.bits64(j0);  // participation bits j0 .. j0+31 (P bits < n <= total)
+        const ibp_u32 pbits = rec.word32(j0 >> 5);  // participation bits j0 .. j0+31 (< n <= total)
         const bool p = active && ((pbits >> lane) & 1u);
-        ibp_u64 m = 0, b = 0;
-        if (active) {
-            m = load_word(masks, j, wb);
-            b = load_word(bitvals, j, wb);
+        const R m = m_next, b = b_next;
+        if (j + 32 < n) {
+            m_next = (R)__ldg(masks + j + 32);
+            b_next = (R)__ldg(bitvals + j + 32);
         }
-        const ibp_u32 f = active ? (p ? W - (ibp_u32)__popcll(m) : W) : 0u;
+        const ibp_u32 f = active ? (p ? W - (ibp_u32)(WB == 8 ? __popcll((ibp_u64)m) : __popc((ibp_u32)m)) : W) : 0u;
         ibp_u32 x = f;  // inclusive warp scan of field lengths
 #pragma unroll
         for (int d = 1; d < 32; d <<= 1) {
@@ -185,9 +149,15 @@ __device__ __forceinline__ ibp_u32 decode_coded(const RecordSrc& rec, ibp_u8* ds
         if (pos + round_bits > total_bits) return IBP_STATUS_ROW_LENGTH;
         if (active) {
             const ibp_u64 s = pos + (x - f);
-            ibp_u64 v = f ? (rec.bits64(s) & low_bits(f)) : 0ull;
-            ibp_u64 word = p ? (b | deposit_bits(v, ~m & wmask)) : v;
-            store_word(dst, j, wb, word);
+            R v;
+            if (WB == 8) v = (R)(rec.bits64(s) & low_mask64(f));
+            else v = (R)(rec.bits32(s) & low_mask32(f));
+            R word = v;
+            if (p) {
+                const R wmask = (R)(WB == 8 ? ~0ull : (ibp_u64)low_mask32(W));
+                word = b | deposit(v, (R)(~m & wmask));
+            }
+            out[j] = (T)word;
         }
         pos += round_bits;
     }
@@ -204,90 +174,247 @@ __device__ __forceinline__ ibp_u32 decode_coded(const RecordSrc& rec, ibp_u8* ds
     return IBP_STATUS_OK;
 }
 
-extern "C" __global__ void __launch_bounds__(32 * IBP_WARPS_PER_BLOCK)
-ibp_gather(const IbpGatherParams prm) {
-    extern __shared__ __align__(16) ibp_u8 ibp_stage[];
-    const ibp_u32 lane = threadIdx.x & 31;
-    const ibp_u32 warp = threadIdx.x >> 5;
-    ibp_u8* stage = ibp_stage + (ibp_u64)warp * prm.stage_bytes;
-    const ibp_u64 warps_total = (ibp_u64)gridDim.x * IBP_WARPS_PER_BLOCK;
-    for (ibp_u64 k = (ibp_u64)blockIdx.x * IBP_WARPS_PER_BLOCK + warp; k < prm.count; k += warps_total) {
-        const ibp_u64 row = prm.rows ? prm.rows[k] : prm.first_row + k;
-        if (row >= prm.entry_rows || prm.chunk_count == 0) { if (lane == 0) ibp_report(prm.status, k, IBP_STATUS_ROW_INDEX); continue; }
-        // Chunk of the row: last chunk with first_row <= row (uniform across the warp).
-        ibp_u32 lo = 0, hi = prm.chunk_count;
-        while (hi - lo > 1) {
-            ibp_u32 mid = (lo + hi) >> 1;
-            if (prm.chunks[mid].first_row <= row) lo = mid; else hi = mid;
-        }
-        const IbpChunk c = prm.chunks[lo];
-        const ibp_u64 r = row - c.first_row;
-        if (row < c.first_row || r >= c.row_count) { if (lane == 0) ibp_report(prm.status, k, IBP_STATUS_ROW_INDEX); continue; }
-        const ibp_u64 anchor = c.anchors_index + (r >> 5);
-        if (anchor >= prm.anchor_count) { if (lane == 0) ibp_report(prm.status, k, IBP_STATUS_ROW_INDEX); continue; }
-        // Record offset: anchor + lengths of the rows before r in its 32-row block; lane i holds row (r & ~31) + i.
-        const ibp_u64 block_row = (r & ~31ull) + lane;
-        const ibp_u32 r_lane = (ibp_u32)(r & 31);
-        ibp_u64 units = 0;
-        bool index_ok = true;
-        if (lane <= r_lane) {
-            const ibp_u64 lb = c.length_bytes;
-            const ibp_u64 at = c.lengths_offset + block_row * lb;  // block_row <= r < row_count
-            if (at + lb > prm.meta_size) {
-                index_ok = false;
-            } else {
-                const ibp_u8* p = prm.meta + at;
-                ibp_u64 stored = lb == 1 ? (ibp_u64)p[0]
-                               : lb == 2 ? (ibp_u64)(p[0] | (p[1] << 8))
-                                         : (ibp_u64)p[0] | ((ibp_u64)p[1] << 8) | ((ibp_u64)p[2] << 16) | ((ibp_u64)p[3] << 24);
-                units = (ibp_u64)c.length_base + stored;
-            }
-        }
-        const ibp_u64 len_lane = units << c.align_log2;
-        ibp_u64 before = lane < r_lane ? len_lane : 0;
+template <class Rec>
+__device__ __forceinline__ ibp_u32 decode_any(const Rec& rec, ibp_u8* dst, const ibp_u8* masks, const ibp_u8* bitvals,
+                                              ibp_u32 n, ibp_u32 wb, ibp_u32 align_log2, ibp_u32 lane) {
+    switch (wb) {
+        case 1: return decode_coded<1>(rec, dst, masks, bitvals, n, align_log2, lane);
+        case 2: return decode_coded<2>(rec, dst, masks, bitvals, n, align_log2, lane);
+        case 4: return decode_coded<4>(rec, dst, masks, bitvals, n, align_log2, lane);
+        default: return decode_coded<8>(rec, dst, masks, bitvals, n, align_log2, lane);
+    }
+}
+
+// ---- copies ------------------------------------------------------------------------------------
+
+// Staging of a record into shared memory, split in two so that the loads of the first part are in
+// flight while the warp does other work (the next row's lookups): `begin` loads up to
+// IBP_PREFETCH_VECS 16-byte vectors per lane into registers, `end` stores them and copies the rest.
+#define IBP_PREFETCH_VECS 4
+struct Prefetch {
+    uint4 v[IBP_PREFETCH_VECS];
+};
+
+// Every record is staged with 16-byte loads from the 16-byte boundary at or below its start up to
+// the one at or above its end: both stay inside the payload buffer, where every chunk payload
+// starts 128-byte aligned and is followed by alignment padding or PAYLOAD_SLACK bytes. The record
+// then starts at byte (src & 15) of the staging buffer.
+__device__ __forceinline__ const uint4* stage_span(const ibp_u8* src, ibp_u64 len, ibp_u64& vecs) {
+    const size_t a = (size_t)src & ~(size_t)15;
+    vecs = (((size_t)src + len + 15) - a) >> 4;
+    return (const uint4*)a;
+}
+
+__device__ __forceinline__ void stage_begin(Prefetch& pf, const ibp_u8* src, ibp_u64 len, ibp_u32 lane) {
+    ibp_u64 vecs;
+    const uint4* s = stage_span(src, len, vecs);
 #pragma unroll
-        for (int d = 16; d > 0; d >>= 1) before += __shfl_xor_sync(FULL_MASK, before, d);
-        const ibp_u64 len = __shfl_sync(FULL_MASK, len_lane, r_lane);
-        if (!__all_sync(FULL_MASK, index_ok)) { if (lane == 0) ibp_report(prm.status, k, IBP_STATUS_LAYOUT); continue; }
-        const ibp_u64 off = prm.anchors[anchor] + before;
-        // The record must lie inside the chunk's payload, and the payload inside the buffer.
-        if (len == 0 || len > c.raw_padded || off > c.payload_len || len > c.payload_len - off ||
-            c.payload_offset > prm.payload_size || c.payload_len > prm.payload_size - c.payload_offset) {
-            if (lane == 0) ibp_report(prm.status, k, IBP_STATUS_LAYOUT);
-            continue;
+    for (int u = 0; u < IBP_PREFETCH_VECS; u++) {
+        const ibp_u64 i = lane + 32 * u;
+        if (i < vecs) pf.v[u] = s[i];
+    }
+}
+
+__device__ __forceinline__ void stage_end(const Prefetch& pf, ibp_u8* dst, const ibp_u8* src, ibp_u64 len, ibp_u32 lane) {
+    ibp_u64 vecs;
+    const uint4* s = stage_span(src, len, vecs);
+    uint4* d = (uint4*)dst;
+#pragma unroll
+    for (int u = 0; u < IBP_PREFETCH_VECS; u++) {
+        const ibp_u64 i = lane + 32 * u;
+        if (i < vecs) d[i] = pf.v[u];
+    }
+    ibp_u64 i = lane + 32 * IBP_PREFETCH_VECS;
+    for (; i + 96 < vecs; i += 128) {
+        uint4 a = s[i], b = s[i + 32], c = s[i + 64], e = s[i + 96];
+        d[i] = a; d[i + 32] = b; d[i + 64] = c; d[i + 96] = e;
+    }
+    for (; i < vecs; i += 32) d[i] = s[i];
+}
+
+// Copies n bytes from src to dst (either may be shared or global), 16/4/1-byte accesses by alignment.
+__device__ __forceinline__ void warp_copy(ibp_u8* dst, const ibp_u8* src, ibp_u64 n, ibp_u32 lane) {
+    if (((((size_t)src) | ((size_t)dst)) & 15) == 0) {
+        const uint4* s = (const uint4*)src;
+        uint4* d = (uint4*)dst;
+        ibp_u64 vecs = n >> 4;
+        ibp_u64 i = lane;
+        for (; i + 96 < vecs; i += 128) {
+            uint4 a = s[i], b = s[i + 32], c = s[i + 64], e = s[i + 96];
+            d[i] = a; d[i + 32] = b; d[i + 64] = c; d[i + 96] = e;
         }
-        const ibp_u8* src = prm.payload + c.payload_offset + off;
-        ibp_u8* dst = prm.out + k * (ibp_u64)prm.row_bytes;
-        if (len == c.raw_padded) {
-            if (!copy_raw(dst, src, prm.row_bytes, len, lane) && lane == 0) ibp_report(prm.status, k, IBP_STATUS_PADDING);
-            continue;
+        for (; i < vecs; i += 32) d[i] = s[i];
+        for (ibp_u64 t = (vecs << 4) + lane; t < n; t += 32) dst[t] = src[t];
+    } else if (((((size_t)src) | ((size_t)dst)) & 3) == 0) {
+        ibp_u64 words = n >> 2;
+        for (ibp_u64 i = lane; i < words; i += 32) ((ibp_u32*)dst)[i] = ((const ibp_u32*)src)[i];
+        for (ibp_u64 t = (words << 2) + lane; t < n; t += 32) dst[t] = src[t];
+    } else {
+        for (ibp_u64 t = lane; t < n; t += 32) dst[t] = src[t];
+    }
+}
+
+// ---- per-row lookups ---------------------------------------------------------------------------
+
+struct Job {
+    const ibp_u8* src;      // record in global memory
+    const ibp_u8* masks;    // the row's group's Mask words (Bitvals follow at + words_bytes)
+    ibp_u64 len;            // record bytes
+    ibp_u64 words_bytes;    // G * n * W/8
+    ibp_u32 n, wb, align_log2;
+    ibp_u32 code;           // IBP_STATUS_OK, or the failure found by the lookups
+    bool raw, staged;
+};
+
+// Finds request k's record and metadata; all lanes get the same Job.
+__device__ __forceinline__ Job lookup(const IbpGatherParams& prm, const ibp_u64* first_rows, ibp_u64 k, ibp_u32 lane) {
+    Job job;
+    job.code = IBP_STATUS_OK;
+    job.src = 0; job.masks = 0; job.len = 0; job.words_bytes = 0;
+    job.n = 0; job.wb = 1; job.align_log2 = 0; job.raw = false; job.staged = false;
+    const ibp_u64 row = prm.rows ? prm.rows[k] : prm.first_row + k;
+    if (row >= prm.entry_rows || prm.chunk_count == 0) { job.code = IBP_STATUS_ROW_INDEX; return job; }
+    // Chunk of the row: last chunk with first_row <= row (uniform across the warp).
+    ibp_u32 lo = 0, hi = prm.chunk_count;
+    while (hi - lo > 1) {
+        ibp_u32 mid = (lo + hi) >> 1;
+        const ibp_u64 fr = first_rows ? first_rows[mid] : prm.chunks[mid].first_row;
+        if (fr <= row) lo = mid; else hi = mid;
+    }
+    const IbpChunk& c = prm.chunks[lo];
+    const ibp_u64 first = c.first_row;
+    const ibp_u32 row_count = c.row_count;
+    const ibp_u64 r = row - first;
+    if (row < first || r >= row_count) { job.code = IBP_STATUS_ROW_INDEX; return job; }
+    const ibp_u64 anchor = c.anchors_index + (r >> 5);
+    const ibp_u32 lb = c.length_bytes, align_log2 = c.align_log2;
+    const ibp_u64 lengths_offset = c.lengths_offset;
+    if (anchor >= prm.anchor_count) { job.code = IBP_STATUS_ROW_INDEX; return job; }
+    // Record offset: anchor + lengths of the rows before r in its 32-row block; lane i holds row (r & ~31) + i.
+    const ibp_u32 r_lane = (ibp_u32)(r & 31);
+    ibp_u64 units = 0;
+    bool index_ok = true;
+    if (lane <= r_lane) {
+        const ibp_u64 at = lengths_offset + ((r & ~31ull) + lane) * lb;  // row <= r < row_count
+        if (at + lb > prm.meta_size) {
+            index_ok = false;
+        } else {
+            const ibp_u8* p = prm.meta + at;
+            ibp_u64 stored = lb == 1 ? (ibp_u64)p[0]
+                           : lb == 2 ? (ibp_u64)(p[0] | (p[1] << 8))
+                                     : (ibp_u64)p[0] | ((ibp_u64)p[1] << 8) | ((ibp_u64)p[2] << 16) | ((ibp_u64)p[3] << 24);
+            units = (ibp_u64)c.length_base + stored;
         }
+    }
+    const ibp_u64 anchor_value = prm.anchors[anchor];
+    const ibp_u64 len_lane = units << align_log2;
+    ibp_u64 before = lane < r_lane ? len_lane : 0;
+#pragma unroll
+    for (int d = 16; d > 0; d >>= 1) before += __shfl_xor_sync(FULL_MASK, before, d);
+    const ibp_u64 len = __shfl_sync(FULL_MASK, len_lane, r_lane);
+    if (!__all_sync(FULL_MASK, index_ok)) { job.code = IBP_STATUS_LAYOUT; return job; }
+    const ibp_u64 off = anchor_value + before;
+    const ibp_u64 payload_offset = c.payload_offset, payload_len = c.payload_len;
+    const ibp_u32 raw_padded = c.raw_padded;
+    // The record must lie inside the chunk's payload, and the payload inside the buffer.
+    if (len == 0 || len > raw_padded || off > payload_len || len > payload_len - off ||
+        payload_offset > prm.payload_size || payload_len > prm.payload_size - payload_offset) {
+        job.code = IBP_STATUS_LAYOUT;
+        return job;
+    }
+    job.src = prm.payload + payload_offset + off;
+    job.len = len;
+    job.raw = len == raw_padded;
+    job.align_log2 = align_log2;
+    if (!job.raw) {
         ibp_u32 g = 0;
-        if (c.group_count > 1) {
-            if (c.groups_offset + r >= prm.meta_size) { if (lane == 0) ibp_report(prm.status, k, IBP_STATUS_LAYOUT); continue; }
+        const ibp_u32 G = c.group_count;
+        if (G > 1) {
+            if (c.groups_offset + r >= prm.meta_size) { job.code = IBP_STATUS_LAYOUT; return job; }
             g = prm.meta[c.groups_offset + r];
-            if (g >= c.group_count) { if (lane == 0) ibp_report(prm.status, k, IBP_STATUS_GROUP_ID); continue; }
+            if (g >= G) { job.code = IBP_STATUS_GROUP_ID; return job; }
         }
         const ibp_u32 n = c.words_per_row, wb = c.word_bytes;
-        const ibp_u64 words_bytes = (ibp_u64)c.group_count * n * wb;
-        if (c.masks_offset > prm.meta_size || 2 * words_bytes > prm.meta_size - c.masks_offset) {
-            if (lane == 0) ibp_report(prm.status, k, IBP_STATUS_LAYOUT);
-            continue;
+        const ibp_u64 words_bytes = (ibp_u64)G * n * wb;
+        const ibp_u64 masks_offset = c.masks_offset;
+        if (masks_offset > prm.meta_size || 2 * words_bytes > prm.meta_size - masks_offset) {
+            job.code = IBP_STATUS_LAYOUT;
+            return job;
         }
-        const ibp_u8* masks = prm.meta + c.masks_offset + (ibp_u64)g * n * wb;
-        const ibp_u8* bitvals = masks + words_bytes;
-        RecordSrc rec;
-        rec.gmem = src;
-        rec.len = len;
-        rec.smem = 0;
-        // Staging needs align_up(len, 16) + 16 bytes (zero tail read by bits64).
-        if (((len + 15) & ~15ull) + 16 <= prm.stage_bytes) {
-            stage_record(stage, src, len, lane);
-            __syncwarp();
-            rec.smem = (const ibp_u32*)stage;
+        job.masks = prm.meta + masks_offset + (ibp_u64)g * n * wb;
+        job.words_bytes = words_bytes;
+        job.n = n;
+        job.wb = wb;
+    }
+    // Stage when the 16-byte vectors covering the record plus a 16-byte tail fit the buffer.
+    job.staged = ((len + 30) & ~15ull) + 16 <= prm.stage_bytes;
+    return job;
+}
+
+// Decodes (or copies) a looked-up request into out row k.
+__device__ __forceinline__ void finish(const IbpGatherParams& prm, const Job& job, ibp_u64 k, const ibp_u8* buf, ibp_u32 lane) {
+    ibp_u8* dst = prm.out + k * (ibp_u64)prm.row_bytes;
+    ibp_u32 code = job.code;
+    if (code == IBP_STATUS_OK) {
+        if (job.raw) {
+            const ibp_u8* from = job.staged ? buf + ((size_t)job.src & 15) : job.src;
+            warp_copy(dst, from, prm.row_bytes, lane);
+            bool bad = false;
+            for (ibp_u64 t = prm.row_bytes + lane; t < job.len; t += 32) bad |= from[t] != 0;
+            if (__any_sync(FULL_MASK, bad)) code = IBP_STATUS_PADDING;
+        } else if (job.staged) {
+            SmemRecord rec;
+            rec.w = (const ibp_u32*)buf;
+            rec.len = job.len;
+            rec.off = (ibp_u32)((size_t)job.src & 15);
+            code = decode_any(rec, dst, job.masks, job.masks + job.words_bytes, job.n, job.wb, job.align_log2, lane);
+        } else {
+            GmemRecord rec;
+            rec.p = job.src;
+            rec.len = job.len;
+            code = decode_any(rec, dst, job.masks, job.masks + job.words_bytes, job.n, job.wb, job.align_log2, lane);
         }
-        const ibp_u32 code = decode_coded(rec, dst, masks, bitvals, n, wb, c.align_log2, lane);
-        if (code != IBP_STATUS_OK && lane == 0) ibp_report(prm.status, k, code);
-        __syncwarp();  // the staging buffer is reused by the next row
+    }
+    if (code != IBP_STATUS_OK && lane == 0) ibp_report(prm.status, k, code);
+}
+
+#define IBP_SMEM_CHUNKS 256
+
+extern "C" __global__ void __launch_bounds__(32 * IBP_WARPS_PER_BLOCK, 6)
+ibp_gather(const IbpGatherParams prm) {
+    extern __shared__ __align__(16) ibp_u8 ibp_stage[];
+    __shared__ ibp_u64 first_rows_smem[IBP_SMEM_CHUNKS];
+    const ibp_u32 lane = threadIdx.x & 31;
+    const ibp_u32 warp = threadIdx.x >> 5;
+    // Chunk start rows: shared memory when they fit, else (null) read from the descriptors.
+    const ibp_u64* first_rows;
+    if (prm.chunk_count <= IBP_SMEM_CHUNKS) {
+        for (ibp_u32 i = threadIdx.x; i < prm.chunk_count; i += blockDim.x) first_rows_smem[i] = prm.chunks[i].first_row;
+        __syncthreads();
+        first_rows = first_rows_smem;
+    } else {
+        first_rows = 0;
+    }
+    ibp_u8* const stage = ibp_stage + (ibp_u64)warp * prm.stage_bytes;
+    const ibp_u64 warps_total = (ibp_u64)gridDim.x * IBP_WARPS_PER_BLOCK;
+    ibp_u64 k = (ibp_u64)blockIdx.x * IBP_WARPS_PER_BLOCK + warp;
+    if (k >= prm.count) return;  // after the only __syncthreads
+    Job cur = lookup(prm, first_rows, k, lane);
+    for (;;) {
+        // Start loading this row's record, then do the next row's lookups while the loads fly.
+        Prefetch pf;
+        const bool stage_it = cur.code == IBP_STATUS_OK && cur.staged;
+        if (stage_it) stage_begin(pf, cur.src, cur.len, lane);
+        const ibp_u64 kn = k + warps_total;
+        const bool have_next = kn < prm.count;
+        Job nxt;
+        if (have_next) nxt = lookup(prm, first_rows, kn, lane);
+        if (stage_it) stage_end(pf, stage, cur.src, cur.len, lane);
+        __syncwarp();
+        finish(prm, cur, k, stage, lane);
+        __syncwarp();  // the staging buffer is refilled for the next row
+        if (!have_next) break;
+        cur = nxt;
+        k = kn;
     }
 }

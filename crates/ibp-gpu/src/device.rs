@@ -53,7 +53,7 @@ pub struct GpuDevice {
     max_smem_per_block: u32,
 }
 
-/// Dynamic shared memory `ibp_gather` may use per block (4 warps of staging).
+/// Dynamic shared memory `ibp_gather` may use per block (4 warps, one 16 KiB staging buffer each).
 pub(crate) const GATHER_MAX_SMEM: u32 = 4 * 16 * 1024;
 
 impl GpuDevice {
@@ -90,7 +90,8 @@ impl GpuDevice {
                 .map_err(GpuError::driver(format!("loading function {name}")))
         };
         let gather_fn = func(&gather_mod, "ibp_gather")?;
-        let smem = GATHER_MAX_SMEM.min(max_smem_per_block);
+        // The kernel also has 2 KiB of static shared memory (chunk start rows).
+        let smem = GATHER_MAX_SMEM.min(max_smem_per_block.saturating_sub(4096));
         gather_fn
             .set_attribute(
                 sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
@@ -149,5 +150,28 @@ impl GpuDevice {
     pub(crate) fn blocks_for(&self, items: u64) -> u32 {
         let needed = items.div_ceil(crate::launch::WARPS_PER_BLOCK as u64);
         needed.clamp(1, self.sm_count.max(1) as u64 * 32) as u32
+    }
+}
+
+impl GpuDevice {
+    /// `(kernel, registers per thread, local bytes per thread, static shared bytes)` of each kernel.
+    pub fn kernel_attributes(&self) -> Vec<(&'static str, i32, i32, i32)> {
+        use sys::CUfunction_attribute::*;
+        let fns = [
+            ("ibp_gather", &self.gather_fn),
+            ("ibp_raw_gather", &self.raw_gather_fn),
+            ("ibp_copy_records", &self.copy_records_fn),
+        ];
+        fns.iter()
+            .map(|(name, f)| {
+                let get = |a| f.get_attribute(a).unwrap_or(-1);
+                (
+                    *name,
+                    get(CU_FUNC_ATTRIBUTE_NUM_REGS),
+                    get(CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES),
+                    get(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES),
+                )
+            })
+            .collect()
     }
 }

@@ -178,11 +178,12 @@ impl GpuEntry {
         let meta_ptr = meta.device_ptr(&stream).0;
         let anchors_ptr = anchors.device_ptr(&stream).0;
         stream.synchronize().map_err(GpuError::driver("finishing the upload"))?;
-        // Staging per warp: the largest coded record plus the 16-byte zero tail, within the
-        // block's shared-memory budget; longer records are decoded straight from memory.
+        // One staging buffer per warp: the 16-byte vectors covering the largest record (up to 30
+        // bytes more than it) plus a 16-byte tail, within the block's shared-memory budget; longer
+        // records are decoded straight from memory.
         let max_raw = layout.chunks.iter().map(|c| c.raw_padded as u64).max().unwrap_or(16);
         let budget = (device.gather_smem_limit() / launch::WARPS_PER_BLOCK) as u64 & !15;
-        let stage_bytes = ((max_raw + 15) & !15).saturating_add(32).min(budget) as u32;
+        let stage_bytes = ((max_raw + 15) & !15).saturating_add(48).min(budget) as u32;
         Ok(GpuEntry {
             device: device.clone(),
             layout,

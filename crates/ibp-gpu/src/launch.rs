@@ -53,7 +53,7 @@ pub(crate) fn gather(
     p: &GatherParams,
     blocks: u32,
 ) -> Result<(), DriverError> {
-    let smem = p.stage_bytes * WARPS_PER_BLOCK;
+    let smem = p.stage_bytes * WARPS_PER_BLOCK; // one staging buffer per warp
     let mut b = stream.launch_builder(func);
     b.arg(p);
     // SAFETY: the kernel reads/writes only within the buffers described by `p` (it bounds-checks

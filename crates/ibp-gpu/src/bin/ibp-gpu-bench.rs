@@ -1,1 +1,494 @@
-fn main() {}
+//! GPU benchmark: random gathers from compressed rows in pinned host memory (zero-copy) and in
+//! device memory, against baselines measured in the same run. Prints markdown tables.
+//!
+//! Usage: ibp-gpu-bench [--target-mib N] [--reps N] [--batches 1024,4096,...] [--data-dir DIR]
+//!                      [--only NAME-SUBSTRING] [--quick]
+//!
+//! Throughput is always uncompressed bytes delivered per second (rows * row_bytes / time).
+//! - `IBP zc`: IBP gather, compressed payload in pinned host memory, decoded by the kernel (zero-copy).
+//! - `raw zc`: uncompressed rows in pinned host memory, same rows gathered by a 16-byte-load kernel.
+//! - `CPU+memcpy`: CPU threads gather uncompressed rows into a pinned buffer, then one H2D copy.
+//! - `ideal`: only the compressed records moved with the same access pattern (a zero-copy copy
+//!   kernel over the records, no decode), reported in uncompressed bytes/s.
+//! - `IBP dev`: IBP gather with the compressed payload in device memory; `D2D`: a device-to-device
+//!   copy of the output size.
+
+use cudarc::driver::{sys, CudaSlice, CudaStream};
+use ibp_codec::EncodeOptions;
+use ibp_format::ChunkMeta;
+use ibp_gpu::baselines::{copy_records, raw_gather, Source};
+use ibp_gpu::testdata::{encode_rows, float_rows, read_npy, sparse_rows, Rng};
+use ibp_gpu::{GpuDevice, GpuEntry, HostEntry, PayloadHome, PendingDecode, PinnedBuffer};
+use std::sync::Arc;
+use std::time::Instant;
+
+struct Args {
+    target_mib: usize,
+    reps: usize,
+    batches: Vec<usize>,
+    data_dir: Option<String>,
+    only: Option<String>,
+    quick: bool,
+}
+
+fn parse_args() -> Args {
+    let mut a = Args {
+        target_mib: 512,
+        reps: 15,
+        batches: vec![1024, 4096, 16384, 65536],
+        data_dir: None,
+        only: None,
+        quick: false,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(flag) = it.next() {
+        let mut val = || it.next().unwrap_or_else(|| panic!("{flag} needs a value"));
+        match flag.as_str() {
+            "--target-mib" => a.target_mib = val().parse().expect("--target-mib N"),
+            "--reps" => a.reps = val().parse().expect("--reps N"),
+            "--batches" => a.batches = val().split(',').map(|s| s.parse().expect("batch")).collect(),
+            "--data-dir" => a.data_dir = Some(val()),
+            "--only" => a.only = Some(val()),
+            "--quick" => a.quick = true,
+            other => panic!("unknown flag {other}"),
+        }
+    }
+    if a.quick {
+        a.target_mib = a.target_mib.min(64);
+        a.reps = a.reps.min(5);
+        a.batches = vec![4096];
+    }
+    a
+}
+
+struct Dataset {
+    name: String,
+    row_bytes: usize,
+    base: Vec<u8>,
+    align_log2: u8,
+}
+
+fn datasets(args: &Args) -> Vec<Dataset> {
+    let mut rng = Rng::new(42);
+    let base_bytes = if args.quick { 8 << 20 } else { 32 << 20 };
+    let mut out = Vec::new();
+    for rb in [256usize, 1024, 4096] {
+        let rows = base_bytes / rb;
+        let dense = float_rows(&mut rng, rows, rb, 0.02, 4);
+        for align_log2 in [4u8, 0, 7] {
+            out.push(Dataset {
+                name: "f32-normal-q4".into(),
+                row_bytes: rb,
+                base: dense.clone(),
+                align_log2,
+            });
+        }
+        out.push(Dataset {
+            name: "f32-normal".into(),
+            row_bytes: rb,
+            base: float_rows(&mut rng, rows, rb, 0.02, 0),
+            align_log2: 4,
+        });
+        out.push(Dataset {
+            name: "f32-sparse-5%".into(),
+            row_bytes: rb,
+            base: sparse_rows(&mut rng, rows, rb, 0.05),
+            align_log2: 4,
+        });
+    }
+    let dir = args.data_dir.clone().unwrap_or_else(|| "bench/data/gpu-pack".into());
+    if let Ok(rd) = std::fs::read_dir(&dir) {
+        let mut paths: Vec<_> = rd
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "npy"))
+            .collect();
+        paths.sort();
+        for p in paths {
+            match read_npy(&p) {
+                Ok(npy) => {
+                    let keep = npy
+                        .rows
+                        .min(base_bytes.max(npy.row_bytes) / npy.row_bytes.max(1))
+                        .max(1);
+                    let name = p.file_stem().unwrap().to_string_lossy().into_owned();
+                    for align_log2 in [4u8, 0] {
+                        out.push(Dataset {
+                            name: name.clone(),
+                            row_bytes: npy.row_bytes,
+                            base: npy.data[..keep * npy.row_bytes].to_vec(),
+                            align_log2,
+                        });
+                    }
+                }
+                Err(e) => println!("skipping {}: {e}", p.display()),
+            }
+        }
+    } else {
+        println!("no real datasets: {dir} not found");
+    }
+    if let Some(only) = &args.only {
+        out.retain(|d| d.name.contains(only.as_str()));
+    }
+    out
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    v[v.len() / 2]
+}
+
+/// Median seconds of `reps` runs of `f` (after 3 warm-ups), timed with events on `stream`.
+fn time_gpu<'a>(stream: &Arc<CudaStream>, reps: usize, mut f: impl FnMut() -> Option<PendingDecode<'a>>) -> f64 {
+    let ctx = stream.context();
+    let mut times = Vec::with_capacity(reps);
+    for i in 0..reps + 3 {
+        let start = ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT)).unwrap();
+        let end = ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT)).unwrap();
+        start.record(stream).unwrap();
+        let pending = f();
+        end.record(stream).unwrap();
+        end.synchronize().unwrap();
+        if let Some(p) = pending {
+            p.wait().expect("decode failed during the benchmark");
+        }
+        if i >= 3 {
+            times.push(start.elapsed_ms(&end).unwrap() as f64 / 1e3);
+        }
+    }
+    median(times)
+}
+
+fn gbps(bytes: usize, secs: f64) -> f64 {
+    bytes as f64 / secs / 1e9
+}
+
+/// CPU gather of `rows` from `src` into `staging`, then one H2D copy into `out`; median wall seconds.
+fn time_cpu_gather(
+    stream: &Arc<CudaStream>,
+    reps: usize,
+    src: &[u8],
+    rb: usize,
+    rows: &[u64],
+    staging: &mut PinnedBuffer,
+    out: &mut CudaSlice<u8>,
+) -> f64 {
+    let n = rows.len() * rb;
+    let threads = if n >= 4 << 20 { 8 } else { 1 };
+    let mut times = Vec::new();
+    for i in 0..reps + 3 {
+        let t = Instant::now();
+        let dst = &mut staging.as_mut_slice()[..n];
+        if threads == 1 {
+            for (d, &r) in dst.chunks_exact_mut(rb).zip(rows) {
+                d.copy_from_slice(&src[r as usize * rb..(r as usize + 1) * rb]);
+            }
+        } else {
+            let per = rows.len().div_ceil(threads);
+            std::thread::scope(|s| {
+                for (dpart, rpart) in dst.chunks_mut(per * rb).zip(rows.chunks(per)) {
+                    s.spawn(move || {
+                        for (d, &r) in dpart.chunks_exact_mut(rb).zip(rpart) {
+                            d.copy_from_slice(&src[r as usize * rb..(r as usize + 1) * rb]);
+                        }
+                    });
+                }
+            });
+        }
+        let mut view = out.slice_mut(..n);
+        stream.memcpy_htod(&staging.as_slice()[..n], &mut view).unwrap();
+        stream.synchronize().unwrap();
+        if i >= 3 {
+            times.push(t.elapsed().as_secs_f64());
+        }
+    }
+    median(times)
+}
+
+struct HostRow {
+    name: String,
+    rb: usize,
+    align: u32,
+    saved: f64,
+    batch: usize,
+    ibp: f64,
+    raw: f64,
+    cpu: f64,
+    ideal: f64,
+    dev: f64,
+    d2d: f64,
+}
+
+struct WholeRow {
+    name: String,
+    rb: usize,
+    align: u32,
+    saved: f64,
+    decode: f64,
+    d2d: f64,
+}
+
+fn main() {
+    let args = parse_args();
+    let dev = match GpuDevice::new(0) {
+        Ok(d) => d,
+        Err(e) if e.is_no_gpu() => {
+            println!("SKIPPED: {e}");
+            return;
+        }
+        Err(e) => panic!("{e}"),
+    };
+    let (maj, min) = dev.compute_capability();
+    println!(
+        "device 0: {} (sm_{maj}{min}, {} SMs), {} device(s)",
+        dev.name(),
+        dev.sm_count(),
+        ibp_gpu::device_count().unwrap()
+    );
+    for (k, regs, local, smem) in dev.kernel_attributes() {
+        println!("kernel {k}: {regs} registers, {local} B local memory, {smem} B static shared");
+    }
+    let stream = dev.new_stream().unwrap();
+    // Link check: one pinned 1 GiB H2D copy.
+    {
+        let len = if args.quick { 64 << 20 } else { 1 << 30 };
+        let pinned = PinnedBuffer::new(dev.context(), len).unwrap();
+        let mut d: CudaSlice<u8> = stream.alloc_zeros(len).unwrap();
+        let t = time_gpu(&stream, 5, || {
+            stream.memcpy_htod(pinned.as_slice(), &mut d).unwrap();
+            None
+        });
+        println!("pinned H2D memcpy of {} MiB: {:.1} GB/s", len >> 20, gbps(len, t));
+    }
+    let mut host_rows = Vec::new();
+    let mut whole_rows = Vec::new();
+    for ds in datasets(&args) {
+        let rb = ds.row_bytes;
+        let t0 = Instant::now();
+        let opts = EncodeOptions {
+            align_log2: ds.align_log2,
+            sample_fraction: Some(0.05),
+            ..Default::default()
+        };
+        let chunk_rows = ((8usize << 20) / rb).clamp(1, 1 << 20);
+        // Encode the base block once (chunks in parallel), then repeat its chunks up to the target size.
+        let parts: Vec<&[u8]> = ds.base.chunks(chunk_rows * rb).collect();
+        let encoded: Vec<(Vec<ChunkMeta>, Vec<Vec<u8>>)> = std::thread::scope(|s| {
+            let hs: Vec<_> = parts
+                .iter()
+                .map(|p| s.spawn(|| encode_rows(p, rb, &opts, chunk_rows)))
+                .collect();
+            hs.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        let (metas, payloads): (Vec<ChunkMeta>, Vec<Vec<u8>>) =
+            encoded
+                .into_iter()
+                .fold((Vec::new(), Vec::new()), |(mut m, mut p), (m2, p2)| {
+                    m.extend(m2);
+                    p.extend(p2);
+                    (m, p)
+                });
+        let copies = ((args.target_mib << 20) / ds.base.len()).max(1);
+        let all_metas: Vec<ChunkMeta> = (0..copies).flat_map(|_| metas.iter().cloned()).collect();
+        let all_payloads: Vec<&[u8]> = (0..copies)
+            .flat_map(|_| payloads.iter().map(|p| p.as_slice()))
+            .collect();
+        let raw_len = ds.base.len() * copies;
+        let total_rows = raw_len / rb;
+        let comp: usize = payloads.iter().map(|p| p.len()).sum::<usize>() * copies;
+        let saved = 100.0 * (1.0 - comp as f64 / raw_len as f64);
+        let host = HostEntry::new(&dev, rb as u64, &all_metas, &all_payloads).unwrap();
+        let mut raw = PinnedBuffer::new(dev.context(), raw_len).unwrap();
+        for c in raw.as_mut_slice().chunks_mut(ds.base.len()) {
+            c.copy_from_slice(&ds.base[..c.len()]);
+        }
+        let ent_h = GpuEntry::from_host(&dev, &host, PayloadHome::HostMapped).unwrap();
+        let ent_d = GpuEntry::from_host(&dev, &host, PayloadHome::Device).unwrap();
+        let align = 1u32 << ds.align_log2;
+        println!(
+            "\n## {} {rb} B rows, A={align}: {total_rows} rows, {} MiB raw, {:.1} % saved, {} chunk(s) of W={:?} (prepared in {:.1} s)",
+            ds.name,
+            raw_len >> 20,
+            saved,
+            metas.len(),
+            metas.iter().map(|m| m.word_width.bits()).collect::<std::collections::BTreeSet<_>>(),
+            t0.elapsed().as_secs_f64()
+        );
+        let max_batch = *args.batches.iter().max().unwrap();
+        let mut out: CudaSlice<u8> = stream.alloc_zeros(max_batch * rb).unwrap();
+        // The ideal copy moves the 16-byte vectors covering each record: up to 30 bytes more.
+        let stride = (ent_h
+            .layout()
+            .chunks
+            .iter()
+            .map(|c| c.raw_padded as usize)
+            .max()
+            .unwrap()
+            + 31)
+            & !15;
+        let mut out_ideal: CudaSlice<u8> = stream.alloc_zeros(max_batch * stride).unwrap();
+        let d2d_src: CudaSlice<u8> = stream.alloc_zeros(max_batch * rb).unwrap();
+        let mut staging = PinnedBuffer::new(dev.context(), max_batch * rb).unwrap();
+        let mut rng = Rng::new(7);
+        // Correctness once per dataset: both homes against the original rows.
+        {
+            let rows: Vec<u64> = (0..4096.min(total_rows))
+                .map(|_| rng.below(total_rows as u64))
+                .collect();
+            for ent in [&ent_h, &ent_d] {
+                let mut o: CudaSlice<u8> = stream.alloc_zeros(rows.len() * rb).unwrap();
+                ent.gather(&rows, &mut o, &stream).unwrap().wait().unwrap();
+                let got = stream.clone_dtoh(&o).unwrap();
+                for (k, &r) in rows.iter().enumerate() {
+                    assert_eq!(
+                        &got[k * rb..(k + 1) * rb],
+                        &raw.as_slice()[r as usize * rb..(r as usize + 1) * rb],
+                        "{} row {r}: GPU output differs",
+                        ds.name
+                    );
+                }
+            }
+        }
+        for &batch in &args.batches {
+            let rows: Vec<u64> = (0..batch).map(|_| rng.below(total_rows as u64)).collect();
+            let rows_d = stream.clone_htod(&rows).unwrap();
+            let spans: Vec<u64> = rows
+                .iter()
+                .flat_map(|&r| {
+                    let (o, l) = ent_h.layout().record_span(r).unwrap();
+                    [o, l]
+                })
+                .collect();
+            let spans_d = stream.clone_htod(&spans).unwrap();
+            let bytes = batch * rb;
+            let reps = args.reps;
+            let ibp = time_gpu(&stream, reps, || {
+                Some(ent_h.gather_device_rows(&rows_d, &mut out, &stream).unwrap())
+            });
+            let rawt = time_gpu(&stream, reps, || {
+                raw_gather(&dev, Source::Pinned(&raw), rb as u64, &rows_d, &mut out, &stream).unwrap();
+                None
+            });
+            let ideal = time_gpu(&stream, reps, || {
+                copy_records(
+                    &dev,
+                    Source::Pinned(host.pinned()),
+                    &spans_d,
+                    &mut out_ideal,
+                    stride as u64,
+                    &stream,
+                )
+                .unwrap();
+                None
+            });
+            let cpu = time_cpu_gather(&stream, reps, raw.as_slice(), rb, &rows, &mut staging, &mut out);
+            let devt = time_gpu(&stream, reps, || {
+                Some(ent_d.gather_device_rows(&rows_d, &mut out, &stream).unwrap())
+            });
+            let d2d = time_gpu(&stream, reps, || {
+                let mut o = out.slice_mut(..bytes);
+                stream.memcpy_dtod(&d2d_src.slice(..bytes), &mut o).unwrap();
+                None
+            });
+            let r = HostRow {
+                name: ds.name.clone(),
+                rb,
+                align,
+                saved,
+                batch,
+                ibp: gbps(bytes, ibp),
+                raw: gbps(bytes, rawt),
+                cpu: gbps(bytes, cpu),
+                ideal: gbps(bytes, ideal),
+                dev: gbps(bytes, devt),
+                d2d: gbps(bytes, d2d),
+            };
+            println!(
+                "batch {batch}: IBP zc {:.1} | raw zc {:.1} | CPU+memcpy {:.1} | ideal {:.1} | IBP dev {:.1} | D2D {:.1} GB/s",
+                r.ibp, r.raw, r.cpu, r.ideal, r.dev, r.d2d
+            );
+            host_rows.push(r);
+        }
+        // Whole entry from device memory vs a D2D copy of the output size.
+        {
+            drop(out);
+            drop(out_ideal);
+            let mut all: CudaSlice<u8> = stream.alloc_zeros(raw_len).unwrap();
+            let src: CudaSlice<u8> = stream.alloc_zeros(raw_len).unwrap();
+            let reps = args.reps.min(7);
+            let dec = time_gpu(&stream, reps, || Some(ent_d.decode_all(&mut all, &stream).unwrap()));
+            let d2d = time_gpu(&stream, reps, || {
+                stream.memcpy_dtod(&src, &mut all).unwrap();
+                None
+            });
+            let got = stream.clone_dtoh(&all.slice(..ds.base.len().min(raw_len))).unwrap();
+            ent_d.decode_all(&mut all, &stream).unwrap().wait().unwrap();
+            let got2 = stream.clone_dtoh(&all.slice(..ds.base.len().min(raw_len))).unwrap();
+            assert_eq!(got2, &ds.base[..got2.len()], "{}: whole-entry decode differs", ds.name);
+            let _ = got;
+            let w = WholeRow {
+                name: ds.name.clone(),
+                rb,
+                align,
+                saved,
+                decode: gbps(raw_len, dec),
+                d2d: gbps(raw_len, d2d),
+            };
+            println!(
+                "whole entry from device memory: decode {:.0} GB/s, D2D copy {:.0} GB/s",
+                w.decode, w.d2d
+            );
+            whole_rows.push(w);
+        }
+    }
+    println!("\n### Random gathers, compressed rows in pinned host memory (GB/s of uncompressed rows)\n");
+    println!(
+        "| dataset | row B | A | saved % | batch | IBP zc | raw zc | CPU+memcpy | ideal | IBP/ideal | IBP/raw zc |"
+    );
+    println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+    for r in &host_rows {
+        println!(
+            "| {} | {} | {} | {:.1} | {} | {:.1} | {:.1} | {:.1} | {:.1} | {:.2} | {:.2} |",
+            r.name,
+            r.rb,
+            r.align,
+            r.saved,
+            r.batch,
+            r.ibp,
+            r.raw,
+            r.cpu,
+            r.ideal,
+            r.ibp / r.ideal,
+            r.ibp / r.raw
+        );
+    }
+    println!("\n### Random gathers, compressed rows in device memory (GB/s of uncompressed rows)\n");
+    println!("| dataset | row B | A | batch | IBP dev | D2D copy of output size | IBP dev/D2D |");
+    println!("| --- | --- | --- | --- | --- | --- | --- |");
+    for r in &host_rows {
+        println!(
+            "| {} | {} | {} | {} | {:.0} | {:.0} | {:.2} |",
+            r.name,
+            r.rb,
+            r.align,
+            r.batch,
+            r.dev,
+            r.d2d,
+            r.dev / r.d2d
+        );
+    }
+    println!("\n### Whole-entry decode from device memory (GB/s of uncompressed rows)\n");
+    println!("| dataset | row B | A | saved % | IBP decode | D2D copy of output size | decode/D2D |");
+    println!("| --- | --- | --- | --- | --- | --- | --- |");
+    for w in &whole_rows {
+        println!(
+            "| {} | {} | {} | {:.1} | {:.0} | {:.0} | {:.2} |",
+            w.name,
+            w.rb,
+            w.align,
+            w.saved,
+            w.decode,
+            w.d2d,
+            w.decode / w.d2d
+        );
+    }
+}

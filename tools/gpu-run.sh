@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Runs every GPU test and the GPU benchmark of crates/ibp-gpu.
+#
+#   tools/gpu-run.sh --prepare            # here (has Rust): build release test binaries and the bench,
+#                                         # copy them (stripped) and bench/data/gpu-pack into .devrun/
+#   bash tools/gpu-run.sh [bench flags]   # on the GPU machine (no Rust): run them, logs under $OUT
+#
+# Environment on the GPU machine: IBP_RUN_MEMCHECK=0 skips compute-sanitizer; IBP_SKIP_BENCH=1 and
+# IBP_SKIP_TESTS=1 skip those parts. Test binaries run with IBP_REQUIRE_GPU=1 and
+# IBP_REQUIRE_NVRTC=1, so a missing driver or NVRTC fails instead of skipping.
+set -uo pipefail
+D=.devrun
+
+if [ "${1:-}" = "--prepare" ]; then
+    set -e
+    mkdir -p "$D/tests" "$D/data"
+    rm -f "$D"/tests/*
+    cargo test -p ibp-gpu --release --no-run --message-format=json 2>/dev/null \
+        | python3 -c 'import json,sys
+for l in sys.stdin:
+    m = json.loads(l)
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["profile"]["test"]:
+        print(m["executable"])' \
+        | while read -r exe; do
+            name="$(basename "$exe" | sed 's/-[0-9a-f]*$//')"
+            cp "$exe" "$D/tests/$name" && strip "$D/tests/$name"
+        done
+    cargo build -p ibp-gpu --release --bins
+    cp target/release/ibp-gpu-bench "$D/" && strip "$D/ibp-gpu-bench"
+    if [ -d bench/data/gpu-pack ]; then cp bench/data/gpu-pack/*.npy "$D/data/"; fi
+    ls -la "$D" "$D/tests" "$D/data"
+    du -sh "$D"
+    exit 0
+fi
+
+OUT="${OUT:-/tmp/ibp-gpu-out}"
+mkdir -p "$OUT"
+# NVRTC: the CUDA toolkit's, else a pip wheel's.
+for dir in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib \
+    $(python3 -c 'import nvidia, os; print(" ".join(os.path.join(p, s, "lib") for p in nvidia.__path__ for s in ("cu13", "cuda_nvrtc")))' 2>/dev/null); do
+    if [ -e "$dir/libnvrtc.so.13" ] || [ -e "$dir/libnvrtc.so" ]; then
+        export LD_LIBRARY_PATH="$dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+        break
+    fi
+done
+[ -d /usr/local/nvidia/lib64 ] && export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}/usr/local/nvidia/lib64"
+export IBP_REQUIRE_GPU=1 IBP_REQUIRE_NVRTC=1 IBP_DATA_DIR="$D/data"
+{
+    date -u
+    nvidia-smi --query-gpu=name,driver_version,pcie.link.gen.current,pcie.link.width.current,clocks.sm,clocks.mem --format=csv
+    echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
+} 2>&1 | tee "$OUT/device.txt"
+
+status=0
+if [ "${IBP_SKIP_TESTS:-0}" != 1 ]; then
+    for t in "$D"/tests/*; do
+        echo "=== $t" | tee -a "$OUT/tests.log"
+        "$t" --test-threads=1 --nocapture 2>&1 | tee -a "$OUT/tests.log"
+        rc=${PIPESTATUS[0]}
+        echo "=== $t exit $rc" | tee -a "$OUT/tests.log"
+        [ "$rc" = 0 ] || status=1
+    done
+    if [ "${IBP_RUN_MEMCHECK:-1}" = 1 ] && command -v compute-sanitizer >/dev/null; then
+        timeout 300 compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 \
+            "$D/tests/gpu_decode" --test-threads=1 \
+            corrupt_records bad_requests mixed_word_widths every_gpu 2>&1 | tee "$OUT/memcheck.log" | tail -n 30
+        echo "memcheck exit ${PIPESTATUS[0]}" | tee -a "$OUT/memcheck.log"
+    fi
+fi
+if [ "${IBP_SKIP_BENCH:-0}" != 1 ]; then
+    "$D/ibp-gpu-bench" --data-dir "$D/data" "$@" 2>&1 | tee "$OUT/bench.log"
+    [ "${PIPESTATUS[0]}" = 0 ] || status=1
+fi
+grep -E "^test result|SKIPPED|panicked|FAILED" "$OUT/tests.log" 2>/dev/null | sort | uniq -c
+exit $status
