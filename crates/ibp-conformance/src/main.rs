@@ -41,6 +41,22 @@ fn main() -> ExitCode {
 fn cmd_generate(check: bool) -> Result<(), String> {
     let root = conformance_dir();
     let files = generate::generate(&data_dir());
+    // A released vector is never rewritten (spec 12.3): refuse before writing anything.
+    let released: ibp_conformance::manifest::Released = match std::fs::read_to_string(root.join("released.json")) {
+        Ok(text) => serde_json::from_str(&text).map_err(|e| format!("released.json: {e}"))?,
+        Err(_) => Default::default(),
+    };
+    for (id, sha) in &released.vectors {
+        let rel = format!("vectors/{id}.ibp");
+        match files.get(&rel) {
+            Some(bytes) if &generate::sha256_hex(bytes) == sha => {}
+            _ => {
+                return Err(format!(
+                    "released vector {id} would change or disappear: keep its old bytes and add a new vector instead (conformance/README.md)"
+                ))
+            }
+        }
+    }
     let mut differ = Vec::new();
     for (rel, bytes) in &files {
         let path = root.join(rel);
