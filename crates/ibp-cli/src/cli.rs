@@ -143,8 +143,8 @@ pub struct CompressArgs {
     /// Row alignment in bytes: 1, 2, 4, ..., 128 (1 is smallest; 16 suits 16-byte GPU loads).
     #[arg(long, default_value = "1", value_parser = parse_align, value_name = "BYTES")]
     pub align: u8,
-    /// Rows are the sub-tensors below dimension K: rows = product(shape[..K]). Default: K = 1
-    /// (shape[0] rows) after leading size-1 dimensions; vectors are cut into equal segments
+    /// Rows are the sub-tensors below dimension K: rows = `product(shape[..K])`. Default: K = 1
+    /// (`shape[0]` rows) after leading size-1 dimensions; vectors are cut into equal segments
     /// sized to balance mask overhead (README, "Rows").
     #[arg(long, value_name = "K")]
     pub row_dim: Option<usize>,
