@@ -85,7 +85,7 @@ impl<W: Write> ContainerWriter<W> {
         ensure!((self.directory.entries.len() as u64) < MAX_ENTRIES, ErrorCode::Limit, "more than 65,536 entries");
         ensure!(shape.len() <= MAX_RANK, ErrorCode::Limit, "rank {} exceeds 8", shape.len());
         ensure!(
-            row_bytes >= 1 && row_bytes <= MAX_ROW_BYTES,
+            (1..=MAX_ROW_BYTES).contains(&row_bytes),
             ErrorCode::Limit,
             "row_bytes {row_bytes} is not in 1..=2^24"
         );
@@ -116,7 +116,7 @@ impl<W: Write> ContainerWriter<W> {
         let Some(open) = self.open.as_mut() else { bail!(ErrorCode::InvalidArgument, "write_rows outside an entry") };
         let row_bytes = open.info.row_bytes;
         ensure!(
-            bytes.len() as u64 % row_bytes == 0,
+            (bytes.len() as u64).is_multiple_of(row_bytes),
             ErrorCode::InvalidArgument,
             "{} bytes are not whole rows of {row_bytes}",
             bytes.len()
@@ -200,8 +200,11 @@ impl<W: Write> ContainerWriter<W> {
     }
 }
 
-/// Encodes whole tensors `(name, dtype, shape, row_bytes, bytes)` into an in-memory container.
-pub fn encode_to_vec(tensors: &[(&str, Dtype, &[u64], u64, &[u8])], opts: &EncodeOptions) -> Result<Vec<u8>> {
+/// A whole tensor to encode: `(name, dtype, shape, row_bytes, bytes)`.
+pub type TensorSpec<'a> = (&'a str, Dtype, &'a [u64], u64, &'a [u8]);
+
+/// Encodes whole tensors into an in-memory container.
+pub fn encode_to_vec(tensors: &[TensorSpec<'_>], opts: &EncodeOptions) -> Result<Vec<u8>> {
     let mut w = ContainerWriter::new(Vec::new(), opts.clone())?;
     for &(name, dtype, shape, row_bytes, data) in tensors {
         w.write_entry(name, dtype, shape, row_bytes, data)?;

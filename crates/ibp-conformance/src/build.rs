@@ -211,7 +211,7 @@ impl BitWriter {
     /// Appends the low `count` bits of `value`, least significant first.
     pub fn push(&mut self, value: u64, count: u32) {
         for b in 0..count {
-            if self.bits % 8 == 0 {
+            if self.bits.is_multiple_of(8) {
                 self.bytes.push(0);
             }
             if value >> b & 1 == 1 {

@@ -84,7 +84,7 @@ pub fn base() -> Built {
         "base chunk 0 needs padding before its payload"
     );
     assert!(
-        !t0.records[0].raw && t0.records[0].used_bits % 8 != 0 && t0.records[0].len * 8 > t0.records[0].used_bits + 8
+        !t0.records[0].raw && !t0.records[0].used_bits.is_multiple_of(8) && t0.records[0].len * 8 > t0.records[0].used_bits + 8
     );
     assert!(!t0.records[1].raw && t0.records[2].raw);
     let u = &b.layout.chunks[1][0];

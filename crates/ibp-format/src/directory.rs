@@ -81,7 +81,7 @@ impl EntryInfo {
             self.row_bytes
         );
         ensure!(
-            self.row_bytes >= 1 && self.row_bytes % self.dtype.size() == 0,
+            self.row_bytes >= 1 && self.row_bytes.is_multiple_of(self.dtype.size()),
             ErrorCode::Shape,
             "row_bytes {} is not a positive multiple of the {}-byte {}",
             self.row_bytes,
@@ -251,7 +251,7 @@ impl Directory {
                 entry.name
             );
             let refs = cur.take(
-                chunk_count.checked_mul(CHUNK_REF_LEN).unwrap_or(u64::MAX),
+                chunk_count.saturating_mul(CHUNK_REF_LEN),
                 "chunk references",
             );
             let refs = refs.map_err(|e| e.at(format!("entry {:?}", entry.name)))?;

@@ -182,7 +182,7 @@ impl WordWidth {
     /// Whether rows of `row_bytes` bytes split into whole words of this width (otherwise the
     /// last word of each row is partial, spec 2.4).
     pub fn divides(self, row_bytes: u64) -> bool {
-        row_bytes % self.bytes() as u64 == 0
+        row_bytes.is_multiple_of(self.bytes() as u64)
     }
 
     /// Words per row of `row_bytes` bytes: `ceil(row_bytes / (W/8))` (spec 2.4).
