@@ -50,6 +50,9 @@ pub enum Command {
     /// Measure CPU encode/decode throughput and ratio of a file next to a memcpy of its bytes.
     #[command(after_help = EXIT_CODES)]
     Bench(BenchArgs),
+    /// Compress, decompress and verify the small real dataset embedded in the binary (data/ in the
+    /// repository), printing sizes and the space saved.
+    Demo,
 }
 
 /// Word width choice.

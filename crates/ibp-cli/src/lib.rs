@@ -41,6 +41,7 @@ pub fn run(cli: Cli) -> i32 {
         Command::Inspect(a) => commands::inspect::run(a),
         Command::Verify(a) => commands::verify::run(a, ui),
         Command::Bench(a) => commands::bench::run(a, ui),
+        Command::Demo => commands::demo::run(),
     };
     match result {
         Ok(()) => 0,

@@ -3,6 +3,7 @@
 pub mod bench;
 pub mod compress;
 pub mod decompress;
+pub mod demo;
 pub mod inspect;
 pub mod verify;
 
