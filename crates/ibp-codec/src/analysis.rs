@@ -63,7 +63,9 @@ impl ChunkPlan {
 /// Chooses the plan for one chunk of `rows.len() / row_bytes` rows.
 ///
 /// Tries every candidate width and threshold of `opts` and keeps the smallest real size (ties:
-/// the first candidate, narrowest width and lowest threshold first). With `opts.groups = k > 1`
+/// the widest width, then the lowest threshold). A width is skipped without sizing its rows when
+/// even rows whose every word matched could not beat the best size found (see
+/// [`size_lower_bound`]). With `opts.groups = k > 1`
 /// it then splits the rows into exactly `k` groups (see [`plan_groups`]).
 ///
 /// # Panics
@@ -79,11 +81,19 @@ pub fn plan_chunk(rows: &[u8], row_bytes: usize, opts: &EncodeOptions) -> ChunkP
     let thresholds = opts.candidate_thresholds();
 
     let mut best: Option<ChunkPlan> = None;
-    for w in opts.candidate_widths(row_bytes as u64) {
+    // Widest first: wide words are the cheapest to size, and the size they reach often proves,
+    // by a lower bound alone, that narrower words cannot win.
+    for w in opts.candidate_widths(row_bytes as u64).into_iter().rev() {
         let candidates: Vec<(Vec<u64>, Vec<u64>)> = thresholds
             .iter()
             .map(|&t| masks_from_counts(&counts, sample.len() as u64, w, t))
             .collect();
+        if let Some(b) = &best {
+            let bound = size_lower_bound(&candidates, row_count as u64, w, row_bytes, align);
+            if bound >= b.estimated_bytes {
+                continue;
+            }
+        }
         let sizes = size_candidates(rows, row_bytes, &sample, w, align, &candidates);
         for (k, size) in sizes.iter().enumerate() {
             let bytes = size.estimate(row_count as u64, 1, w, row_bytes, align);
@@ -271,6 +281,32 @@ impl SizeTally {
         let meta = ChunkMeta::meta_len_for(w, groups, n, row_count, length_bytes).unwrap_or(u64::MAX);
         CHUNK_HEADER_LEN.saturating_add(meta).saturating_add(payload)
     }
+}
+
+/// A lower bound of the chunk size under every candidate of one width: each row costs at least
+/// `T_min = n + sum_j (W - popcount(Mask[j]))` bits (all words matching), so at least
+/// `min(align_up(ceil(T_min / 8), A), raw)` bytes, and the row-length fields at least 1 byte.
+fn size_lower_bound(
+    candidates: &[(Vec<u64>, Vec<u64>)],
+    row_count: u64,
+    w: WordWidth,
+    row_bytes: usize,
+    align: u64,
+) -> u64 {
+    let n = (row_bytes / w.bytes()) as u64;
+    let raw = crate::row::raw_padded(row_bytes as u64, align);
+    let meta = ChunkMeta::meta_len_for(w, 1, n, row_count, 1).unwrap_or(u64::MAX);
+    candidates
+        .iter()
+        .map(|(masks, _)| {
+            let t_min: u64 = n + masks.iter().map(|m| (w.bits() - m.count_ones()) as u64).sum::<u64>();
+            let row = crate::row::coded_len(t_min, align).min(raw);
+            CHUNK_HEADER_LEN
+                .saturating_add(meta)
+                .saturating_add(row.saturating_mul(row_count))
+        })
+        .min()
+        .unwrap_or(0)
 }
 
 /// Width of a row-length field for record lengths spread over `span` units of `A`.

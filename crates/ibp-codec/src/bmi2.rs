@@ -6,7 +6,7 @@
 //! after the CPU has been found to support BMI2.
 #![allow(unsafe_code)]
 
-use crate::fast::{decode_fields as generic_decode, encode_fields as generic_encode};
+use crate::fast::{decode_fields as generic_decode, encode_coded as generic_encode};
 use crate::fast::{BitOps, FieldTables};
 use core::arch::x86_64::{_pdep_u64, _pext_u64};
 use ibp_format::WordWidth;
@@ -33,7 +33,7 @@ impl BitOps for Bmi2 {
     #[inline(always)]
     fn deposit(x: u64, m: u64) -> u64 {
         // SAFETY: `Bmi2` is private to this module and only used by `decode_fields_bmi2` and
-        // `encode_fields_bmi2`, which are only called with a `Bmi2Token`, i.e. on a CPU with BMI2.
+        // `encode_coded_bmi2`, which are only called with a `Bmi2Token`, i.e. on a CPU with BMI2.
         unsafe { _pdep_u64(x, m) }
     }
 
@@ -53,18 +53,19 @@ unsafe fn decode_fields_bmi2<const WB: usize>(t: FieldTables<'_>, record: &[u8],
     generic_decode::<WB, Bmi2>(t, record, out)
 }
 
-/// The field loop of the fast encoder compiled for BMI2.
+/// The single-pass fast encoder compiled for BMI2.
 ///
 /// # Safety
 /// The CPU must support BMI2.
 #[target_feature(enable = "bmi2")]
-unsafe fn encode_fields_bmi2<const WB: usize>(
+unsafe fn encode_coded_bmi2<const WB: usize>(
     t: FieldTables<'_>,
-    participation: &[u64],
     row: &[u8],
-    out: &mut Vec<u8>,
-) {
-    generic_encode::<WB, Bmi2>(t, participation, row, out)
+    buf: &mut [u8],
+    budget: u64,
+    participation: &mut [u64],
+) -> Option<u64> {
+    generic_encode::<WB, Bmi2>(t, row, buf, budget, participation)
 }
 
 /// Decodes the fields of a coded record with BMI2 `pdep`; see [`crate::fast::decode_fields`].
@@ -80,23 +81,23 @@ pub(crate) fn decode_fields(_token: Bmi2Token, w: WordWidth, t: FieldTables<'_>,
     }
 }
 
-/// Writes the participation bits and fields of a coded row with BMI2 `pext`; see
-/// [`crate::fast::encode_fields`].
-pub(crate) fn encode_fields(
+/// Writes a coded row with BMI2 `pext`; see [`crate::fast::encode_coded`].
+pub(crate) fn encode_coded(
     _token: Bmi2Token,
     w: WordWidth,
     t: FieldTables<'_>,
-    participation: &[u64],
     row: &[u8],
-    out: &mut Vec<u8>,
-) {
+    buf: &mut [u8],
+    budget: u64,
+    participation: &mut [u64],
+) -> Option<u64> {
     // SAFETY: the token proves the CPU supports BMI2, the only requirement of these functions.
     unsafe {
         match w {
-            WordWidth::W8 => encode_fields_bmi2::<1>(t, participation, row, out),
-            WordWidth::W16 => encode_fields_bmi2::<2>(t, participation, row, out),
-            WordWidth::W32 => encode_fields_bmi2::<4>(t, participation, row, out),
-            WordWidth::W64 => encode_fields_bmi2::<8>(t, participation, row, out),
+            WordWidth::W8 => encode_coded_bmi2::<1>(t, row, buf, budget, participation),
+            WordWidth::W16 => encode_coded_bmi2::<2>(t, row, buf, budget, participation),
+            WordWidth::W32 => encode_coded_bmi2::<4>(t, row, buf, budget, participation),
+            WordWidth::W64 => encode_coded_bmi2::<8>(t, row, buf, budget, participation),
         }
     }
 }

@@ -105,6 +105,19 @@ struct Tables {
     bitvals: Vec<u64>,
     /// `W - popcount(Mask[j])`.
     free: Vec<u8>,
+    /// What the decoder's loop needs per position, side by side.
+    entries: Vec<DecodeEntry>,
+}
+
+/// One word position as the fast decoder's loop reads it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct DecodeEntry {
+    /// `!Mask[j]` within `W` bits.
+    pub(crate) free_mask: u64,
+    /// `Bitval[j] & Mask[j]`.
+    pub(crate) bitval: u64,
+    /// `popcount(Mask[j])`: the bits a matching word does not store.
+    pub(crate) fixed_bits: u64,
 }
 
 impl Tables {
@@ -113,7 +126,17 @@ impl Tables {
         let n = row_bytes / w.bytes();
         let full = w.full_mask();
         let masks: Vec<u64> = mask[..n].iter().map(|m| m & full).collect();
+        let entries = masks
+            .iter()
+            .zip(bitval)
+            .map(|(&m, &b)| DecodeEntry {
+                free_mask: !m & full,
+                bitval: b & m,
+                fixed_bits: m.count_ones() as u64,
+            })
+            .collect();
         Ok(Tables {
+            entries,
             w,
             row_bytes,
             n,
@@ -243,6 +266,8 @@ impl RowDecoder {
 /// The pieces of the tables the field loop needs (so that [`crate::bmi2`] can call it).
 pub(crate) struct FieldTables<'a> {
     pub(crate) n: usize,
+    pub(crate) entries: &'a [DecodeEntry],
+    pub(crate) masks: &'a [u64],
     pub(crate) w: WordWidth,
     pub(crate) free_masks: &'a [u64],
     pub(crate) bitvals: &'a [u64],
@@ -253,6 +278,8 @@ impl<'a> From<&'a Tables> for FieldTables<'a> {
     fn from(t: &'a Tables) -> Self {
         FieldTables {
             n: t.n,
+            entries: &t.entries,
+            masks: &t.masks,
             w: t.w,
             free_masks: &t.free_masks,
             bitvals: &t.bitvals,
@@ -332,23 +359,18 @@ pub(crate) fn decode_fields<const WB: usize, B: BitOps>(t: FieldTables<'_>, reco
     let wbits = (WB * 8) as u64;
     let full = t.w.full_mask();
     let out = &mut out[..n * WB];
-    let free_masks = &t.free_masks[..n];
-    let bitvals = &t.bitvals[..n];
-    let free = &t.free[..n];
     let mut pos = n as u64;
-    for (block, out_block) in out.chunks_mut(64 * WB).enumerate() {
-        let base = block * 64;
-        let pbits = load_u64(record, block * 8);
-        for (i, dst) in out_block.chunks_exact_mut(WB).enumerate() {
-            let j = base + i;
+    for (block, (out_block, entries)) in out.chunks_mut(64 * WB).zip(t.entries.chunks(64)).enumerate() {
+        let mut pbits = load_u64(record, block * 8);
+        for (dst, e) in out_block.chunks_exact_mut(WB).zip(entries) {
             // Branch-free: participation decides by masks, not jumps (it is data, so a branch
             // would mispredict on mixed rows).
-            let p_mask = ((pbits >> i) & 1).wrapping_neg();
-            let window = load_u128(record, (pos / 8) as usize) >> (pos % 8);
-            let field = window as u64;
-            let deposited = bitvals[j] | B::deposit(field, free_masks[j]);
+            let p_mask = (pbits & 1).wrapping_neg();
+            pbits >>= 1;
+            let field = (load_u128(record, (pos / 8) as usize) >> (pos % 8)) as u64;
+            let deposited = e.bitval | B::deposit(field, e.free_mask);
             let word = (deposited & p_mask) | (field & full & !p_mask);
-            pos += wbits - ((wbits - free[j] as u64) & p_mask);
+            pos += wbits - (e.fixed_bits & p_mask);
             dst.copy_from_slice(&word.to_le_bytes()[..WB]);
         }
     }
@@ -382,34 +404,44 @@ impl RowEncoder {
     }
 
     /// Appends the record of `row` (`row_bytes` bytes) to `out` and returns its length.
+    ///
+    /// One pass over the row: fields are written from stream bit `n` on while the participation
+    /// bits are collected, then put in front; the pass stops as soon as the coded row can no
+    /// longer be shorter than the raw one, and the row is stored raw.
+    ///
+    /// # Panics
+    /// If `row.len()` is not the `row_bytes` the encoder was prepared for.
     pub fn encode(&mut self, row: &[u8], out: &mut Vec<u8>) -> u64 {
         let t = &self.tables;
         assert_eq!(row.len(), t.row_bytes, "row of the prepared size");
-        let bits = match t.w {
-            WordWidth::W8 => participation::<1>(t, row, &mut self.participation),
-            WordWidth::W16 => participation::<2>(t, row, &mut self.participation),
-            WordWidth::W32 => participation::<4>(t, row, &mut self.participation),
-            WordWidth::W64 => participation::<8>(t, row, &mut self.participation),
-        };
-        let coded = coded_len(bits, t.align);
-        if coded >= t.raw {
-            out.extend_from_slice(row);
-            out.resize(out.len() + (t.raw - t.row_bytes as u64) as usize, 0);
-            return t.raw;
-        }
         let start = out.len();
-        out.reserve(coded as usize + 16);
-        let p = &self.participation;
-        match (t.w, self.ops) {
-            (WordWidth::W8, Ops::Portable) => encode_fields::<1, Portable>(t.into(), p, row, out),
-            (WordWidth::W16, Ops::Portable) => encode_fields::<2, Portable>(t.into(), p, row, out),
-            (WordWidth::W32, Ops::Portable) => encode_fields::<4, Portable>(t.into(), p, row, out),
-            (WordWidth::W64, Ops::Portable) => encode_fields::<8, Portable>(t.into(), p, row, out),
+        // Coded iff align_up(ceil(T/8), A) < raw, i.e. ceil(T/8) <= raw - A (raw is a multiple of A).
+        let budget = 8 * (t.raw - t.align);
+        // Room for the budget plus one 64-bit field and a whole-word store past it.
+        out.resize(start + (budget / 8) as usize + 24, 0);
+        let buf = &mut out[start..];
+        let p = &mut self.participation;
+        let coded_bits = match (t.w, self.ops) {
+            (WordWidth::W8, Ops::Portable) => encode_coded::<1, Portable>(t.into(), row, buf, budget, p),
+            (WordWidth::W16, Ops::Portable) => encode_coded::<2, Portable>(t.into(), row, buf, budget, p),
+            (WordWidth::W32, Ops::Portable) => encode_coded::<4, Portable>(t.into(), row, buf, budget, p),
+            (WordWidth::W64, Ops::Portable) => encode_coded::<8, Portable>(t.into(), row, buf, budget, p),
             #[cfg(target_arch = "x86_64")]
-            (w, Ops::Bmi2(token)) => crate::bmi2::encode_fields(token, w, t.into(), p, row, out),
+            (w, Ops::Bmi2(token)) => crate::bmi2::encode_coded(token, w, t.into(), row, buf, budget, p),
+        };
+        match coded_bits {
+            Some(bits) => {
+                let len = coded_len(bits, t.align);
+                out.truncate(start + len as usize);
+                len
+            }
+            None => {
+                out.truncate(start);
+                out.extend_from_slice(row);
+                out.resize(start + t.raw as usize, 0);
+                t.raw
+            }
         }
-        out.resize(start + coded as usize, 0);
-        coded
     }
 
     /// The record length [`RowEncoder::encode`] would produce for `row`.
@@ -447,59 +479,61 @@ fn participation<const WB: usize>(t: &Tables, row: &[u8], bits: &mut [u64]) -> u
     total
 }
 
-/// Little-endian bit stream writer with a 128-bit accumulator (fewer than 64 bits pending).
-struct BitSink<'a> {
-    out: &'a mut Vec<u8>,
-    acc: u128,
-    pending: u32,
-}
-
-impl BitSink<'_> {
-    /// Appends the low `f <= 64` bits of `v` (the bits of `v` above `f` must be zero).
-    #[inline(always)]
-    fn push(&mut self, v: u64, f: u32) {
-        self.acc |= (v as u128) << self.pending;
-        self.pending += f;
-        if self.pending >= 64 {
-            self.out.extend_from_slice(&(self.acc as u64).to_le_bytes());
-            self.acc >>= 64;
-            self.pending -= 64;
-        }
-    }
-
-    fn finish(self) {
-        let bytes = self.pending.div_ceil(8) as usize;
-        self.out.extend_from_slice(&self.acc.to_le_bytes()[..bytes]);
-    }
-}
-
-/// Writes the participation bits and the fields of a coded row.
+/// Writes a coded row into the zeroed `buf`: the fields from stream bit `n` on, then the
+/// participation bits in front. Returns `T`, or `None` as soon as `T` exceeds `budget` bits (the
+/// row is then stored raw). `buf` holds at least `budget / 8 + 24` bytes.
 #[inline(always)]
-pub(crate) fn encode_fields<const WB: usize, B: BitOps>(
+pub(crate) fn encode_coded<const WB: usize, B: BitOps>(
     t: FieldTables<'_>,
-    participation: &[u64],
     row: &[u8],
-    out: &mut Vec<u8>,
-) {
+    buf: &mut [u8],
+    budget: u64,
+    participation: &mut [u64],
+) -> Option<u64> {
     let n = t.n;
-    let mut sink = BitSink {
-        out,
-        acc: 0,
-        pending: 0,
-    };
-    for (block, &bits) in participation.iter().enumerate() {
-        let count = (n - block * 64).min(64) as u32;
-        sink.push(bits, count);
-    }
+    let wbits = (WB * 8) as u64;
+    let masks = &t.masks[..n];
+    let bitvals = &t.bitvals[..n];
+    let free_masks = &t.free_masks[..n];
+    let free = &t.free[..n];
+    participation.fill(0);
+    // The field stream starts at bit n: whole 64-bit words of participation bits come first.
+    let mut word_at_byte = (n / 64) * 8;
+    let mut acc: u128 = 0;
+    let mut pending = (n % 64) as u32;
+    let mut total = n as u64;
     for j in 0..n {
         let v = word_at::<WB>(row, j);
-        if (participation[j / 64] >> (j % 64)) & 1 != 0 {
-            sink.push(B::extract(v, t.free_masks[j]), t.free[j] as u32);
+        let matches = v & masks[j] == bitvals[j];
+        participation[j / 64] |= (matches as u64) << (j % 64);
+        let (field, f) = if matches {
+            (B::extract(v, free_masks[j]), free[j] as u32)
         } else {
-            sink.push(v, (WB * 8) as u32);
+            (v, wbits as u32)
+        };
+        total += f as u64;
+        if total > budget {
+            return None;
+        }
+        acc |= (field as u128) << pending;
+        pending += f;
+        if pending >= 64 {
+            buf[word_at_byte..word_at_byte + 8].copy_from_slice(&(acc as u64).to_le_bytes());
+            word_at_byte += 8;
+            acc >>= 64;
+            pending -= 64;
         }
     }
-    sink.finish();
+    let tail = pending.div_ceil(8) as usize;
+    buf[word_at_byte..word_at_byte + tail].copy_from_slice(&acc.to_le_bytes()[..tail]);
+    // Participation bits: stream bits 0 .. n-1, sharing their last byte with the first field.
+    for (i, &bits) in participation.iter().enumerate() {
+        let bytes = (n - i * 64).min(64).div_ceil(8);
+        for (b, dst) in buf[i * 8..i * 8 + bytes].iter_mut().enumerate() {
+            *dst |= (bits >> (8 * b)) as u8;
+        }
+    }
+    Some(total)
 }
 
 #[cfg(test)]
