@@ -95,6 +95,40 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// Corrupted payloads (CRC recomputed, so the rows themselves are judged): the fast decoder,
+    /// whose loads run past a record into its neighbours, must agree with the oracle on every
+    /// outcome: the same bytes, or the same error code for the same first bad row.
+    #[test]
+    fn decoders_agree_on_corrupted_payloads(
+        case in chunk_case(),
+        flips in proptest::collection::vec(any::<u32>(), 1..6),
+    ) {
+        let (rows, row_bytes, opts) = case;
+        let mut chunk = encode_chunk(&rows, row_bytes, &opts);
+        for f in flips {
+            let bit = f as usize % (chunk.payload.len() * 8);
+            chunk.payload[bit / 8] ^= 1 << (bit % 8);
+        }
+        chunk.meta.payload_crc = ibp_format::crc32(&chunk.payload);
+        let mut a = vec![0u8; rows.len()];
+        let mut b = vec![0u8; rows.len()];
+        let oracle = decode_chunk(&chunk.meta, &chunk.payload, DecoderKind::Oracle, &mut a);
+        let fast = decode_chunk(&chunk.meta, &chunk.payload, DecoderKind::Fast, &mut b);
+        match (oracle, fast) {
+            (Ok(()), Ok(())) => prop_assert_eq!(a, b),
+            (Err(x), Err(y)) => {
+                prop_assert_eq!(x.code, y.code);
+                let row_of = |d: &str| d.split(':').next().unwrap_or("").to_string();
+                prop_assert_eq!(row_of(&x.detail), row_of(&y.detail));
+            }
+            (x, y) => prop_assert!(false, "oracle {:?} vs fast {:?}", x, y),
+        }
+    }
+}
+
 #[test]
 fn encoding_is_deterministic() {
     let rows = float_rows(3000, 64, 7);
