@@ -124,25 +124,30 @@ impl ChunkMeta {
         align_up(self.row_bytes(), self.align()).expect("row_bytes <= 2^24")
     }
 
-    /// Group of row `i` (0 when `G == 1`).
+    /// Whether this is a raw chunk (`G == 0`, spec 5.1): no masks, every row stored raw.
+    pub fn is_raw_chunk(&self) -> bool {
+        self.group_count == 0
+    }
+
+    /// Group of row `i` (0 when `G <= 1`).
     pub fn group_of(&self, row: usize) -> usize {
-        if self.group_count == 1 {
+        if self.group_count <= 1 {
             0
         } else {
             self.group_ids[row] as usize
         }
     }
 
-    /// Mask words of group `g` (`n` words).
+    /// Mask words of group `g` (`n` words; empty in a raw chunk, whose rows are all raw).
     pub fn mask(&self, group: usize) -> &[u64] {
         let n = self.words_per_row as usize;
-        &self.masks[group * n..(group + 1) * n]
+        self.masks.get(group * n..(group + 1) * n).unwrap_or(&[])
     }
 
-    /// Bitval words of group `g` (`n` words).
+    /// Bitval words of group `g` (`n` words; empty in a raw chunk, whose rows are all raw).
     pub fn bitval(&self, group: usize) -> &[u64] {
         let n = self.words_per_row as usize;
-        &self.bitvals[group * n..(group + 1) * n]
+        self.bitvals.get(group * n..(group + 1) * n).unwrap_or(&[])
     }
 
     /// Payload byte range of row `i`'s record.
@@ -281,9 +286,9 @@ impl ChunkMeta {
             h.length_bytes
         );
         ensure!(
-            h.group_count >= 1 && h.group_count as u32 <= MAX_GROUPS,
+            h.group_count as u32 <= MAX_GROUPS,
             ErrorCode::ChunkHeader,
-            "group_count {} is not in 1..=256",
+            "group_count {} is not in 0..=256",
             h.group_count
         );
         ensure!(
@@ -403,6 +408,11 @@ impl ChunkMeta {
                 len >= 1 && len <= raw_padded,
                 ErrorCode::RowLength,
                 "row {r}: record length {len} is not in 1..={raw_padded}"
+            );
+            ensure!(
+                groups > 0 || len == raw_padded,
+                ErrorCode::RowLength,
+                "row {r}: record length {len} in a raw chunk (no groups) is not the raw length {raw_padded}"
             );
             offset += len; // at most 2^20 rows of at most 2^24 + 127 bytes: no overflow
             row_offsets.push(offset);
