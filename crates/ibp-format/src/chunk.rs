@@ -58,8 +58,7 @@ impl RawChunkHeader {
     /// Serialises the 48 header bytes.
     pub fn to_bytes(&self) -> [u8; 48] {
         let mut out = Cursor::new([0u8; 48]);
-        self.write(&mut out)
-            .expect("fixed-size write into a 48-byte buffer");
+        self.write(&mut out).expect("fixed-size write into a 48-byte buffer");
         out.into_inner()
     }
 }
@@ -161,28 +160,18 @@ impl ChunkMeta {
     }
 
     /// Length of the metadata arrays in bytes (spec 5.2), `None` on overflow.
-    pub fn meta_len_for(
-        word: WordWidth,
-        groups: u64,
-        n: u64,
-        rows: u64,
-        length_bytes: u64,
-    ) -> Option<u64> {
+    pub fn meta_len_for(word: WordWidth, groups: u64, n: u64, rows: u64, length_bytes: u64) -> Option<u64> {
         let masks = 2u64
             .checked_mul(groups)?
             .checked_mul(n)?
             .checked_mul(word.bytes() as u64)?;
         let ids = if groups > 1 { rows } else { 0 };
-        masks
-            .checked_add(ids)?
-            .checked_add(rows.checked_mul(length_bytes)?)
+        masks.checked_add(ids)?.checked_add(rows.checked_mul(length_bytes)?)
     }
 
     /// Offset of the payload from the chunk's first byte, given the chunk's file offset.
     pub fn payload_start(chunk_offset: u64, meta_len: u64, align: u64) -> Option<u64> {
-        let end_meta = chunk_offset
-            .checked_add(CHUNK_HEADER_LEN)?
-            .checked_add(meta_len)?;
+        let end_meta = chunk_offset.checked_add(CHUNK_HEADER_LEN)?.checked_add(meta_len)?;
         align_up(end_meta, align)?.checked_sub(chunk_offset)
     }
 
@@ -216,8 +205,7 @@ impl ChunkMeta {
             reserved2: 0,
             meta_crc: 0,
         };
-        let start =
-            Self::payload_start(chunk_offset, meta_len, self.align()).expect("validated sizes");
+        let start = Self::payload_start(chunk_offset, meta_len, self.align()).expect("validated sizes");
         let mut out = Vec::with_capacity(start as usize);
         out.extend_from_slice(&header.to_bytes());
         for &word in self.masks.iter().chain(self.bitvals.iter()) {
@@ -393,10 +381,7 @@ impl ChunkMeta {
             .collect();
         pos += rows as usize * lb;
         if meta[pos..].iter().any(|&b| b != 0) {
-            bail!(
-                ErrorCode::Padding,
-                "padding between metadata and payload is not zero"
-            );
+            bail!(ErrorCode::Padding, "padding between metadata and payload is not zero");
         }
         let raw_padded = align_up(row_bytes, align).expect("row_bytes <= 2^24");
         let mut row_offsets = Vec::with_capacity(rows as usize + 1);
@@ -465,10 +450,7 @@ impl ChunkMeta {
     /// smallest `length_bytes` and the `length_base` that make the stored values fit.
     ///
     /// Returns `(length_base, length_bytes, row_lengths, row_offsets)`.
-    pub fn index_from_record_lengths(
-        record_lens: &[u64],
-        align: u64,
-    ) -> (u32, u8, Vec<u32>, Vec<u64>) {
+    pub fn index_from_record_lengths(record_lens: &[u64], align: u64) -> (u32, u8, Vec<u32>, Vec<u64>) {
         let units: Vec<u64> = record_lens.iter().map(|&l| l / align).collect();
         let base = units.iter().copied().min().unwrap_or(0);
         let span = units.iter().map(|&u| u - base).max().unwrap_or(0);

@@ -38,9 +38,7 @@ pub struct EntryInfo {
 impl EntryInfo {
     /// Product of the shape (1 for rank 0), `None` on overflow.
     pub fn element_count(&self) -> Option<u64> {
-        self.shape
-            .iter()
-            .try_fold(1u64, |acc, &d| acc.checked_mul(d))
+        self.shape.iter().try_fold(1u64, |acc, &d| acc.checked_mul(d))
     }
 
     /// Decoded size in bytes (`row_count * row_bytes`).
@@ -225,9 +223,7 @@ impl Directory {
                 )));
             }
             let shape_bytes = cur.take(8 * rank, "shape").map_err(at)?;
-            let shape: Vec<u64> = (0..rank as usize)
-                .map(|i| Cursor::u64(shape_bytes, 8 * i))
-                .collect();
+            let shape: Vec<u64> = (0..rank as usize).map(|i| Cursor::u64(shape_bytes, 8 * i)).collect();
             let name_bytes = cur.take(name_len, "name").map_err(at)?;
             let name = validate_name(name_bytes, &mut seen).map_err(at)?;
             let mut entry = EntryInfo {
@@ -250,10 +246,7 @@ impl Directory {
                 "entry {:?}: name padding is not zero",
                 entry.name
             );
-            let refs = cur.take(
-                chunk_count.saturating_mul(CHUNK_REF_LEN),
-                "chunk references",
-            );
+            let refs = cur.take(chunk_count.saturating_mul(CHUNK_REF_LEN), "chunk references");
             let refs = refs.map_err(|e| e.at(format!("entry {:?}", entry.name)))?;
             let mut rows = 0u64;
             for i in 0..chunk_count as usize {
@@ -322,12 +315,19 @@ impl Directory {
                     e.name,
                     c.offset
                 );
-                expected = c.offset.checked_add(c.byte_len).filter(|&end| end <= directory_offset).ok_or_else(|| {
-                    crate::FormatError::new(
-                        ErrorCode::Layout,
-                        format!("entry {:?} chunk {i} ({} bytes at {}) runs past the directory at {directory_offset}", e.name, c.byte_len, c.offset),
-                    )
-                })?;
+                expected = c
+                    .offset
+                    .checked_add(c.byte_len)
+                    .filter(|&end| end <= directory_offset)
+                    .ok_or_else(|| {
+                        crate::FormatError::new(
+                            ErrorCode::Layout,
+                            format!(
+                                "entry {:?} chunk {i} ({} bytes at {}) runs past the directory at {directory_offset}",
+                                e.name, c.byte_len, c.offset
+                            ),
+                        )
+                    })?;
             }
         }
         ensure!(

@@ -69,10 +69,7 @@ impl Dtype {
     pub fn from_code(code: u8) -> Result<Dtype> {
         match code {
             1..=15 => Ok(Dtype::ALL[code as usize - 1]),
-            _ => Err(FormatError::new(
-                ErrorCode::Dtype,
-                format!("unknown dtype code {code}"),
-            )),
+            _ => Err(FormatError::new(ErrorCode::Dtype, format!("unknown dtype code {code}"))),
         }
     }
 
@@ -134,12 +131,7 @@ pub enum WordWidth {
 
 impl WordWidth {
     /// Every width, narrowest first.
-    pub const ALL: [WordWidth; 4] = [
-        WordWidth::W8,
-        WordWidth::W16,
-        WordWidth::W32,
-        WordWidth::W64,
-    ];
+    pub const ALL: [WordWidth; 4] = [WordWidth::W8, WordWidth::W16, WordWidth::W32, WordWidth::W64];
 
     /// Width in bits (the on-disk `word_bits`).
     pub fn bits(self) -> u32 {
