@@ -107,6 +107,10 @@ struct Tables {
     free: Vec<u8>,
     /// What the decoder's loop needs per position, side by side.
     entries: Vec<DecodeEntry>,
+    /// The Bitvals as row bytes (`n * W / 8`): the row if every word matched with no free bits.
+    bitval_bytes: Vec<u8>,
+    /// Free bits of each block of 64 positions.
+    block_free_bits: Vec<u64>,
 }
 
 /// One word position as the fast decoder's loop reads it.
@@ -135,8 +139,15 @@ impl Tables {
                 fixed_bits: m.count_ones() as u64,
             })
             .collect();
+        let free: Vec<u8> = masks.iter().map(|m| (w.bits() - m.count_ones()) as u8).collect();
         Ok(Tables {
             entries,
+            bitval_bytes: bitval[..n]
+                .iter()
+                .zip(&masks)
+                .flat_map(|(b, m)| (b & m).to_le_bytes().into_iter().take(w.bytes()))
+                .collect(),
+            block_free_bits: free.chunks(64).map(|c| c.iter().map(|&f| f as u64).sum()).collect(),
             w,
             row_bytes,
             n,
@@ -144,7 +155,7 @@ impl Tables {
             raw: raw_padded(row_bytes as u64, align),
             free_masks: masks.iter().map(|m| !m & full).collect(),
             bitvals: bitval[..n].iter().zip(&masks).map(|(b, m)| b & m).collect(),
-            free: masks.iter().map(|m| (w.bits() - m.count_ones()) as u8).collect(),
+            free,
             masks,
         })
     }
@@ -266,6 +277,8 @@ impl RowDecoder {
 /// The pieces of the tables the field loop needs (so that [`crate::bmi2`] can call it).
 pub(crate) struct FieldTables<'a> {
     pub(crate) n: usize,
+    pub(crate) bitval_bytes: &'a [u8],
+    pub(crate) block_free_bits: &'a [u64],
     pub(crate) entries: &'a [DecodeEntry],
     pub(crate) masks: &'a [u64],
     pub(crate) w: WordWidth,
@@ -278,6 +291,8 @@ impl<'a> From<&'a Tables> for FieldTables<'a> {
     fn from(t: &'a Tables) -> Self {
         FieldTables {
             n: t.n,
+            bitval_bytes: &t.bitval_bytes,
+            block_free_bits: &t.block_free_bits,
             entries: &t.entries,
             masks: &t.masks,
             w: t.w,
@@ -362,6 +377,13 @@ pub(crate) fn decode_fields<const WB: usize, B: BitOps>(t: FieldTables<'_>, reco
     let mut pos = n as u64;
     for (block, (out_block, entries)) in out.chunks_mut(64 * WB).zip(t.entries.chunks(64)).enumerate() {
         let mut pbits = load_u64(record, block * 8);
+        let all = u64::MAX >> (64 - entries.len());
+        if pbits & all == all && t.block_free_bits[block] == 0 {
+            // Every word of the block matches and has no free bits (sparse data): the words are
+            // the Bitvals and the block has no fields.
+            out_block.copy_from_slice(&t.bitval_bytes[block * 64 * WB..][..out_block.len()]);
+            continue;
+        }
         for (dst, e) in out_block.chunks_exact_mut(WB).zip(entries) {
             // Branch-free: participation decides by masks, not jumps (it is data, so a branch
             // would mispredict on mixed rows).
