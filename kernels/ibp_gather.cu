@@ -418,3 +418,166 @@ ibp_gather(const IbpGatherParams prm) {
         k = kn;
     }
 }
+
+// ---- whole-chunk / range decode in tiles -------------------------------------------------------
+//
+// ibp_decode_tiles decodes rows prm.first_row .. prm.first_row + prm.count - 1 (prm.rows is null).
+// Work is cut into tiles of at most `tile_rows` consecutive rows of one chunk: tile_starts[c] is the
+// index of chunk c's first tile (tile_starts[chunk_count] = total tiles; only chunks overlapping the
+// range have tiles). Per tile, the block computes the record offsets with a block-wide scan of the
+// stored row lengths, loads the tile's compressed bytes (contiguous) into shared memory with 16-byte
+// loads, then its warps decode one row each from shared memory.
+// Dynamic shared memory: tile_bytes (multiple of 16, >= tile_rows * raw_padded + 48) for the
+// records, then 4 * (tile_rows + 1) bytes of offsets.
+
+__device__ __forceinline__ ibp_u64 read_stored_len(const ibp_u8* p, ibp_u32 lb) {
+    return lb == 1 ? (ibp_u64)p[0]
+         : lb == 2 ? (ibp_u64)(p[0] | (p[1] << 8))
+                   : (ibp_u64)p[0] | ((ibp_u64)p[1] << 8) | ((ibp_u64)p[2] << 16) | ((ibp_u64)p[3] << 24);
+}
+
+extern "C" __global__ void __launch_bounds__(32 * IBP_WARPS_PER_BLOCK)
+ibp_decode_tiles(const IbpGatherParams prm, const ibp_u32* tile_starts, ibp_u32 tile_rows, ibp_u32 tile_bytes) {
+    extern __shared__ __align__(16) ibp_u8 tile_smem[];
+    __shared__ ibp_u64 s_tile_start;   // payload offset (within the chunk) of the tile's first record
+    __shared__ ibp_u32 s_warp_sums[IBP_WARPS_PER_BLOCK];
+    __shared__ ibp_u32 s_bad_tile;     // tile + 1 of the last tile found malformed (no reset needed)
+    ibp_u32* offsets = (ibp_u32*)(tile_smem + tile_bytes);
+    const ibp_u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const ibp_u32 total_tiles = tile_starts[prm.chunk_count];
+    const ibp_u64 range_end = prm.first_row + prm.count;
+    if (threadIdx.x == 0) s_bad_tile = 0;
+    __syncthreads();
+    for (ibp_u32 tile = blockIdx.x; tile < total_tiles; tile += gridDim.x) {
+        // Chunk of the tile: last c with tile_starts[c] <= tile.
+        ibp_u32 lo = 0, hi = prm.chunk_count;
+        while (hi - lo > 1) {
+            ibp_u32 mid = (lo + hi) >> 1;
+            if (tile_starts[mid] <= tile) lo = mid; else hi = mid;
+        }
+        const IbpChunk& c = prm.chunks[lo];
+        const ibp_u64 chunk_first = c.first_row, chunk_end = chunk_first + c.row_count;
+        const ibp_u64 seg_first = prm.first_row > chunk_first ? prm.first_row : chunk_first;  // in entry rows
+        const ibp_u64 seg_end = range_end < chunk_end ? range_end : chunk_end;
+        const ibp_u64 t_first = seg_first + (ibp_u64)(tile - tile_starts[lo]) * tile_rows;
+        if (t_first >= seg_end) continue;  // (cannot happen with a consistent tile table)
+        const ibp_u64 t_end = t_first + tile_rows < seg_end ? t_first + tile_rows : seg_end;
+        const ibp_u32 nrows = (ibp_u32)(t_end - t_first);
+        const ibp_u64 r0 = t_first - chunk_first;  // row within the chunk
+        const ibp_u32 lb = c.length_bytes, align_log2 = c.align_log2;
+        // 1. Offset of the tile's first record: anchor + lengths of rows (r0 & ~31) .. r0 - 1 (warp 0).
+        if (warp == 0) {
+            const ibp_u64 anchor = c.anchors_index + (r0 >> 5);
+            const ibp_u32 r_lane = (ibp_u32)(r0 & 31);
+            ibp_u64 units = 0;
+            bool ok = anchor < prm.anchor_count;
+            if (lane < r_lane) {
+                const ibp_u64 at = c.lengths_offset + ((r0 & ~31ull) + lane) * lb;
+                if (at + lb > prm.meta_size) ok = false;
+                else units = (ibp_u64)c.length_base + read_stored_len(prm.meta + at, lb);
+            }
+            ibp_u64 before = units << align_log2;
+#pragma unroll
+            for (int d = 16; d > 0; d >>= 1) before += __shfl_xor_sync(FULL_MASK, before, d);
+            ok = __all_sync(FULL_MASK, ok);
+            if (lane == 0) {
+                if (ok) s_tile_start = prm.anchors[anchor] + before;
+                else s_bad_tile = tile + 1;
+            }
+        }
+        // 2. Record lengths of the tile's rows -> exclusive scan -> offsets[0..nrows].
+        const ibp_u32 per = (nrows + blockDim.x - 1) / blockDim.x;  // consecutive rows per thread
+        const ibp_u32 my0 = threadIdx.x * per;
+        ibp_u32 my_sum = 0;
+        bool ok = true;
+        for (ibp_u32 i = 0; i < per; i++) {
+            const ibp_u32 row = my0 + i;
+            if (row < nrows) {
+                const ibp_u64 at = c.lengths_offset + (r0 + row) * lb;
+                if (at + lb > prm.meta_size) { ok = false; break; }
+                const ibp_u64 len = ((ibp_u64)c.length_base + read_stored_len(prm.meta + at, lb)) << align_log2;
+                if (len == 0 || len > c.raw_padded) { ok = false; break; }
+                my_sum += (ibp_u32)len;
+            }
+        }
+        ibp_u32 x = my_sum;  // block exclusive scan of my_sum
+#pragma unroll
+        for (int d = 1; d < 32; d <<= 1) {
+            ibp_u32 y = __shfl_up_sync(FULL_MASK, x, d);
+            if (lane >= (ibp_u32)d) x += y;
+        }
+        if (lane == 31) s_warp_sums[warp] = x;
+        if (!ok) s_bad_tile = tile + 1;
+        __syncthreads();
+        ibp_u32 base = 0, total = 0;
+        for (ibp_u32 w = 0; w < IBP_WARPS_PER_BLOCK; w++) {
+            if (w < warp) base += s_warp_sums[w];
+            total += s_warp_sums[w];
+        }
+        ibp_u32 run = base + x - my_sum;
+        for (ibp_u32 i = 0; i < per; i++) {
+            const ibp_u32 row = my0 + i;
+            if (row < nrows) {
+                offsets[row] = run;
+                const ibp_u64 at = c.lengths_offset + (r0 + row) * lb;
+                if (at + lb <= prm.meta_size) run += (ibp_u32)(((ibp_u64)c.length_base + read_stored_len(prm.meta + at, lb)) << align_log2);
+            }
+        }
+        if (threadIdx.x == 0) offsets[nrows] = total;
+        __syncthreads();
+        const ibp_u64 start = s_tile_start;
+        // The tile must lie inside the chunk's payload and fit the shared-memory buffer.
+        const bool tile_ok = s_bad_tile != tile + 1 && start <= c.payload_len && total <= c.payload_len - start &&
+                             c.payload_offset <= prm.payload_size && c.payload_len <= prm.payload_size - c.payload_offset &&
+                             ((total + 30) & ~15ull) + 16 <= tile_bytes;
+        if (!tile_ok) {
+            if (threadIdx.x == 0) ibp_report(prm.status, t_first - prm.first_row, IBP_STATUS_LAYOUT);
+            __syncthreads();
+            continue;
+        }
+        // 3. Load the tile's compressed bytes (16-byte vectors covering them) into shared memory.
+        const ibp_u8* src = prm.payload + c.payload_offset + start;
+        ibp_u64 vecs;
+        const uint4* s = stage_span(src, total, vecs);
+        uint4* d = (uint4*)tile_smem;
+        for (ibp_u64 i = threadIdx.x; i < vecs; i += blockDim.x) d[i] = s[i];
+        __syncthreads();
+        // 4. One warp per row, decoding from shared memory.
+        const ibp_u32 skew = (ibp_u32)((size_t)src & 15);
+        for (ibp_u32 row = warp; row < nrows; row += IBP_WARPS_PER_BLOCK) {
+            const ibp_u64 k = t_first + row - prm.first_row;
+            const ibp_u32 off = offsets[row];
+            const ibp_u64 len = offsets[row + 1] - off;
+            ibp_u8* dst = prm.out + k * (ibp_u64)prm.row_bytes;
+            ibp_u32 code = IBP_STATUS_OK;
+            if (len == c.raw_padded) {
+                const ibp_u8* from = tile_smem + skew + off;
+                warp_copy(dst, from, prm.row_bytes, lane);
+                bool bad = false;
+                for (ibp_u64 t = prm.row_bytes + lane; t < len; t += 32) bad |= from[t] != 0;
+                if (__any_sync(FULL_MASK, bad)) code = IBP_STATUS_PADDING;
+            } else {
+                ibp_u32 g = 0;
+                const ibp_u32 G = c.group_count;
+                const ibp_u64 r = r0 + row;
+                if (G > 1) {
+                    if (c.groups_offset + r >= prm.meta_size) code = IBP_STATUS_LAYOUT;
+                    else { g = prm.meta[c.groups_offset + r]; if (g >= G) code = IBP_STATUS_GROUP_ID; }
+                }
+                const ibp_u32 n = c.words_per_row, wb = c.word_bytes;
+                const ibp_u64 words_bytes = (ibp_u64)G * n * wb;
+                if (code == IBP_STATUS_OK && (c.masks_offset > prm.meta_size || 2 * words_bytes > prm.meta_size - c.masks_offset)) code = IBP_STATUS_LAYOUT;
+                if (code == IBP_STATUS_OK) {
+                    SmemRecord rec;
+                    rec.w = (const ibp_u32*)tile_smem;
+                    rec.len = len;
+                    rec.off = skew + off;
+                    const ibp_u8* masks = prm.meta + c.masks_offset + (ibp_u64)g * n * wb;
+                    code = decode_any(rec, dst, masks, masks + words_bytes, n, wb, align_log2, lane);
+                }
+            }
+            if (code != IBP_STATUS_OK && lane == 0) ibp_report(prm.status, k, code);
+        }
+        __syncthreads();  // the tile buffer and offsets are reused
+    }
+}

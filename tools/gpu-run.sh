@@ -71,5 +71,12 @@ if [ "${IBP_SKIP_BENCH:-0}" != 1 ]; then
     "$D/ibp-gpu-bench" --data-dir "$D/data" "$@" 2>&1 | tee "$OUT/bench.log"
     [ "${PIPESTATUS[0]}" = 0 ] || status=1
 fi
+if [ "${IBP_RUN_NCU:-0}" = 1 ] && command -v ncu >/dev/null; then
+    # Hardware counters of one launch of each decode kernel (clocks left as they are).
+    timeout 120 ncu --clock-control none -k regex:ibp_ -c 4 --section SpeedOfLight --section Occupancy \
+        --section WarpStateStats --section LaunchStats \
+        "$D/ibp-gpu-bench" --quick --only f32-normal-q4 --batches 16384 > "$OUT/ncu.txt" 2>&1
+    echo "ncu exit $?" >> "$OUT/ncu.txt"
+fi
 grep -E "^test result|SKIPPED|panicked|FAILED" "$OUT/tests.log" 2>/dev/null | sort | uniq -c
 exit $status

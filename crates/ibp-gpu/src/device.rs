@@ -45,6 +45,7 @@ pub fn device_count() -> GpuResult<usize> {
 pub struct GpuDevice {
     ctx: Arc<CudaContext>,
     pub(crate) gather_fn: CudaFunction,
+    pub(crate) tiles_fn: CudaFunction,
     pub(crate) raw_gather_fn: CudaFunction,
     pub(crate) copy_records_fn: CudaFunction,
     compute_capability: (i32, i32),
@@ -52,6 +53,11 @@ pub struct GpuDevice {
     name: String,
     max_smem_per_block: u32,
 }
+
+/// Compressed bytes per tile of `ibp_decode_tiles` (a tile holds at least one raw record).
+pub(crate) const TILE_BYTES: u32 = 32 * 1024;
+/// Dynamic shared memory `ibp_decode_tiles` may use per block (tile, slack and offsets).
+pub(crate) const TILE_MAX_SMEM: u32 = TILE_BYTES + 64 + 4 * 1025;
 
 /// Dynamic shared memory `ibp_gather` may use per block (4 warps, one 16 KiB staging buffer each).
 pub(crate) const GATHER_MAX_SMEM: u32 = 4 * 16 * 1024;
@@ -98,8 +104,16 @@ impl GpuDevice {
                 smem as i32,
             )
             .map_err(GpuError::driver("raising ibp_gather's shared-memory limit"))?;
+        let tiles_fn = func(&gather_mod, "ibp_decode_tiles")?;
+        tiles_fn
+            .set_attribute(
+                sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                TILE_MAX_SMEM.min(max_smem_per_block) as i32,
+            )
+            .map_err(GpuError::driver("raising ibp_decode_tiles's shared-memory limit"))?;
         Ok(Arc::new(GpuDevice {
             gather_fn,
+            tiles_fn,
             raw_gather_fn: func(&base_mod, "ibp_raw_gather")?,
             copy_records_fn: func(&base_mod, "ibp_copy_records")?,
             ctx,
@@ -159,6 +173,7 @@ impl GpuDevice {
         use sys::CUfunction_attribute::*;
         let fns = [
             ("ibp_gather", &self.gather_fn),
+            ("ibp_decode_tiles", &self.tiles_fn),
             ("ibp_raw_gather", &self.raw_gather_fn),
             ("ibp_copy_records", &self.copy_records_fn),
         ];

@@ -302,6 +302,19 @@ impl GpuEntry {
         self.launch(Rows::Range(first), count, out, stream)
     }
 
+    /// Tiling of a range decode: rows per tile and tile bytes, or `None` when a record is too
+    /// large for a tile (the per-row kernel is used then).
+    fn tiling(&self) -> Option<(u32, u32)> {
+        let max_raw = self.layout.chunks.iter().map(|c| c.raw_padded).max()?;
+        let budget = crate::device::TILE_BYTES;
+        if max_raw > budget / 2 {
+            return None;
+        }
+        let rows = (budget / max_raw).clamp(1, 1024);
+        let bytes = (rows * max_raw + 48 + 15) & !15;
+        Some((rows, bytes))
+    }
+
     /// Decodes chunk `chunk` (all its rows) into `out`.
     pub fn decode_chunk<O: DevicePtrMut<u8>>(
         &self,
@@ -357,7 +370,7 @@ impl GpuEntry {
             return Err(invalid("the output buffer must be 8-byte aligned"));
         }
         let status_ptr = status.device_ptr(stream).0;
-        let p = GatherParams {
+        let mut p = GatherParams {
             payload: self.payload_ptr,
             payload_size: self.layout.payload_buffer_len,
             chunks: self.chunks_ptr,
@@ -376,12 +389,50 @@ impl GpuEntry {
             stage_bytes: self.stage_bytes,
             reserved: 0,
         };
-        launch::gather(&self.device.gather_fn, stream, &p, self.device.blocks_for(count))
-            .map_err(GpuError::driver("launching ibp_gather"))?;
+        let mut tiles = None;
+        match (&rows, self.tiling()) {
+            (Rows::Range(first), Some((tile_rows, tile_bytes))) => {
+                // Tiles of at most tile_rows rows within one chunk: tile_starts[c] = first tile of chunk c.
+                let end = first + count;
+                let mut starts = Vec::with_capacity(self.layout.chunks.len() + 1);
+                let mut acc = 0u64;
+                for c in &self.layout.chunks {
+                    starts.push(acc as u32);
+                    let c_end = c.first_row + c.row_count as u64;
+                    let (a, b) = ((*first).max(c.first_row), end.min(c_end));
+                    if a < b {
+                        acc += (b - a).div_ceil(tile_rows as u64);
+                    }
+                }
+                starts.push(acc as u32);
+                if acc > u32::MAX as u64 {
+                    return Err(invalid("range needs more than 2^32 tiles"));
+                }
+                let starts_d = stream
+                    .clone_htod(&starts)
+                    .map_err(GpuError::driver("uploading the tile table"))?;
+                p.rows = 0;
+                let blocks = acc.clamp(1, self.device.sm_count() as u64 * 16) as u32;
+                launch::decode_tiles(
+                    &self.device.tiles_fn,
+                    stream,
+                    &p,
+                    starts_d.device_ptr(stream).0,
+                    tile_rows,
+                    tile_bytes,
+                    blocks,
+                )
+                .map_err(GpuError::driver("launching ibp_decode_tiles"))?;
+                tiles = Some(starts_d);
+            }
+            _ => launch::gather(&self.device.gather_fn, stream, &p, self.device.blocks_for(count))
+                .map_err(GpuError::driver("launching ibp_gather"))?,
+        }
         Ok(PendingDecode {
             status: Some(status),
             stream: stream.clone(),
             rows: None,
+            _tiles: tiles,
             first_row,
             _entry: std::marker::PhantomData,
             done: false,
@@ -404,6 +455,8 @@ pub struct PendingDecode<'a> {
     status: Option<CudaSlice<u64>>,
     stream: Arc<CudaStream>,
     rows: Option<CudaSlice<u64>>,
+    /// Kept alive until the decode completes.
+    _tiles: Option<CudaSlice<u32>>,
     first_row: u64,
     _entry: std::marker::PhantomData<&'a GpuEntry>,
     done: bool,
@@ -415,6 +468,7 @@ impl PendingDecode<'_> {
             status: None,
             stream: stream.clone(),
             rows: None,
+            _tiles: None,
             first_row: 0,
             _entry: std::marker::PhantomData,
             done: false,

@@ -62,6 +62,30 @@ pub(crate) fn gather(
     Ok(())
 }
 
+/// Launches `ibp_decode_tiles` on `stream` (rows `p.first_row .. + p.count`, `p.rows` null).
+///
+/// The caller guarantees what [`gather`] requires, plus: `tile_starts` holds `p.chunk_count + 1`
+/// `u32` tile indices consistent with the range and `tile_rows` (see the kernel's comment), the
+/// dynamic shared memory `tile_bytes + 4 * (tile_rows + 1)` is within the function's limit, and
+/// `tile_bytes` is a multiple of 16.
+pub(crate) fn decode_tiles(
+    func: &CudaFunction,
+    stream: &CudaStream,
+    p: &GatherParams,
+    tile_starts: sys::CUdeviceptr,
+    tile_rows: u32,
+    tile_bytes: u32,
+    blocks: u32,
+) -> Result<(), DriverError> {
+    let smem = tile_bytes + 4 * (tile_rows + 1);
+    let mut b = stream.launch_builder(func);
+    b.arg(p).arg(&tile_starts).arg(&tile_rows).arg(&tile_bytes);
+    // SAFETY: the kernel bounds-checks every index against the sizes in `p`, reads `tile_starts`
+    // within `chunk_count + 1` entries and its shared memory within `smem`, as guaranteed above.
+    unsafe { b.launch(config(blocks, smem)) }?;
+    Ok(())
+}
+
 /// Launches `ibp_raw_gather`: `count` rows of `row_bytes` from `src` at `rows` to `out` (the kernel
 /// skips indices not below `src_rows`).
 ///

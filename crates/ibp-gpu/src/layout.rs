@@ -109,7 +109,7 @@ pub struct EntryLayout {
 }
 
 fn push_aligned(meta: &mut Vec<u8>, bytes: &[u8]) -> u64 {
-    while meta.len() % 8 != 0 {
+    while !meta.len().is_multiple_of(8) {
         meta.push(0);
     }
     let at = meta.len() as u64;
@@ -145,7 +145,7 @@ impl EntryLayout {
             let n = c.words_per_row as usize;
             let g = c.group_count as usize;
             let rows = c.row_count as usize;
-            let w = c.word_width.bytes() as usize;
+            let w = c.word_width.bytes();
             ensure!(
                 c.masks.len() == g * n && c.bitvals.len() == g * n,
                 ErrorCode::Layout,
@@ -237,7 +237,7 @@ impl EntryLayout {
                 .and_then(|v| ibp_format::align_up(v, PAYLOAD_ALIGN))
                 .ok_or_else(|| layout_err("payload size overflows"))?;
         }
-        while meta.len() % 8 != 0 || meta.is_empty() {
+        while !meta.len().is_multiple_of(8) || meta.is_empty() {
             meta.push(0);
         }
         if anchors.is_empty() {

@@ -112,6 +112,22 @@ fn check_case(dev: &Arc<GpuDevice>, case: &Case, rng: &mut Rng) {
             );
         }
         let n = case.rows();
+        // A range crossing chunk boundaries, starting mid-chunk.
+        let (first, count) = (n / 3, n / 2);
+        let mut out: CudaSlice<u8> = stream
+            .clone_htod(&vec![0x77u8; count as usize * case.row_bytes])
+            .unwrap();
+        entry
+            .decode_range(first, count, &mut out, &stream)
+            .unwrap()
+            .wait()
+            .unwrap();
+        let at = first as usize * case.row_bytes;
+        assert_eq!(
+            stream.clone_dtoh(&out).unwrap(),
+            &case.expected[at..at + count as usize * case.row_bytes],
+            "{label}: range"
+        );
         let random: Vec<u64> = (0..257).map(|_| rng.below(n)).collect(); // unsorted, duplicates likely
         let single = vec![rng.below(n)];
         let all_reversed: Vec<u64> = (0..n).rev().collect();
@@ -129,7 +145,7 @@ fn generated_cases_match_cpu_decoder() {
     let mut rng = Rng::new(1);
     let mut cases = 0;
     for w in [WordWidth::W8, WordWidth::W16, WordWidth::W32, WordWidth::W64] {
-        let wb = w.bytes() as usize;
+        let wb = w.bytes();
         for words in [1usize, 31, 32, 33, 100] {
             for groups in [1u32, 3] {
                 for align_log2 in [0u8, 2, 4, 7] {
@@ -237,8 +253,8 @@ fn corrupt_records_rejected_like_cpu() {
         (WordWidth::W64, 7, 3),
         (WordWidth::W32, 0, 1),
     ] {
-        let row_bytes = 24 * w.bytes() as usize;
-        let data = patterned_rows(&mut rng, 64, row_bytes, w.bytes() as usize, 0.05, 0.0);
+        let row_bytes = 24 * w.bytes();
+        let data = patterned_rows(&mut rng, 64, row_bytes, w.bytes(), 0.05, 0.0);
         let opts = EncodeOptions {
             word_width: Some(w),
             threshold: Some(0.8),
