@@ -518,33 +518,38 @@ pub(crate) fn encode_coded<const WB: usize, B: BitOps>(
     let bitvals = &t.bitvals[..n];
     let free_masks = &t.free_masks[..n];
     let free = &t.free[..n];
-    participation.fill(0);
     // The field stream starts at bit n: whole 64-bit words of participation bits come first.
     let mut word_at_byte = (n / 64) * 8;
     let mut acc: u128 = 0;
     let mut pending = (n % 64) as u32;
     let mut total = n as u64;
-    for j in 0..n {
-        let v = word_at::<WB>(row, j);
-        let matches = v & masks[j] == bitvals[j];
-        participation[j / 64] |= (matches as u64) << (j % 64);
-        let (field, f) = if matches {
-            (B::extract(v, free_masks[j]), free[j] as u32)
-        } else {
-            (v, wbits as u32)
-        };
-        total += f as u64;
-        if total > budget {
-            return None;
+    for (block, pword) in participation.iter_mut().enumerate() {
+        // The block's participation bits stay in a register (not a read-modify-write per word).
+        let mut bits = 0u64;
+        let first = block * 64;
+        for (i, j) in (first..(first + 64).min(n)).enumerate() {
+            let v = word_at::<WB>(row, j);
+            let matches = v & masks[j] == bitvals[j];
+            bits |= (matches as u64) << i;
+            let (field, f) = if matches {
+                (B::extract(v, free_masks[j]), free[j] as u32)
+            } else {
+                (v, wbits as u32)
+            };
+            total += f as u64;
+            if total > budget {
+                return None;
+            }
+            acc |= (field as u128) << pending;
+            pending += f;
+            if pending >= 64 {
+                buf[word_at_byte..word_at_byte + 8].copy_from_slice(&(acc as u64).to_le_bytes());
+                word_at_byte += 8;
+                acc >>= 64;
+                pending -= 64;
+            }
         }
-        acc |= (field as u128) << pending;
-        pending += f;
-        if pending >= 64 {
-            buf[word_at_byte..word_at_byte + 8].copy_from_slice(&(acc as u64).to_le_bytes());
-            word_at_byte += 8;
-            acc >>= 64;
-            pending -= 64;
-        }
+        *pword = bits;
     }
     let tail = pending.div_ceil(8) as usize;
     buf[word_at_byte..word_at_byte + tail].copy_from_slice(&acc.to_le_bytes()[..tail]);
