@@ -32,10 +32,14 @@ template <> struct Word<8> { typedef ibp_u64 T; typedef ibp_u64 R; };
 __device__ __forceinline__ ibp_u32 low_mask32(ibp_u32 bits) { return bits >= 32 ? ~0u : ((1u << bits) - 1u); }
 __device__ __forceinline__ ibp_u64 low_mask64(ibp_u32 bits) { return bits >= 64 ? ~0ull : ((1ull << bits) - 1ull); }
 
-// Deposits the low bits of v into the set bits of free_bits, lowest first (pdep), one contiguous
-// run of free bits per iteration; a single run starting at bit 0 (float mantissas) costs nothing.
+// Deposits the low bits of v into the set bits of free_bits, lowest first (pdep). A single
+// contiguous run of free bits (the usual case for float data) takes a shift and a mask; otherwise
+// one loop iteration per run.
 __device__ __forceinline__ ibp_u32 deposit(ibp_u32 v, ibp_u32 free_bits) {
-    if ((free_bits & (free_bits + 1u)) == 0u) return v & free_bits;
+    if (free_bits == 0u) return 0u;
+    const int p0 = __ffs((int)free_bits) - 1;
+    const ibp_u32 t = free_bits >> p0;
+    if ((t & (t + 1u)) == 0u) return (v << p0) & free_bits;
     ibp_u32 r = 0;
     while (free_bits) {
         int p = __ffs((int)free_bits) - 1;
@@ -49,20 +53,12 @@ __device__ __forceinline__ ibp_u32 deposit(ibp_u32 v, ibp_u32 free_bits) {
     }
     return r;
 }
+// 64-bit deposit as two 32-bit deposits (the GPU has no native 64-bit shifts or bit scans).
 __device__ __forceinline__ ibp_u64 deposit(ibp_u64 v, ibp_u64 free_bits) {
-    if ((free_bits & (free_bits + 1ull)) == 0ull) return v & free_bits;
-    ibp_u64 r = 0;
-    while (free_bits) {
-        int p = __ffsll((long long)free_bits) - 1;
-        ibp_u64 shifted = free_bits >> p;
-        int run = __ffsll((long long)~shifted) - 1;
-        if (run < 0 || p + run >= 64) { r |= v << p; break; }
-        ibp_u64 m = (1ull << run) - 1ull;
-        r |= (v & m) << p;
-        v >>= run;
-        free_bits &= ~(m << p);
-    }
-    return r;
+    const ibp_u32 free_lo = (ibp_u32)free_bits, free_hi = (ibp_u32)(free_bits >> 32);
+    const ibp_u32 lo_count = (ibp_u32)__popc(free_lo);
+    const ibp_u64 v_hi = lo_count >= 64 ? 0ull : (v >> lo_count);
+    return (ibp_u64)deposit((ibp_u32)v, free_lo) | ((ibp_u64)deposit((ibp_u32)v_hi, free_hi) << 32);
 }
 
 // ---- record sources ----------------------------------------------------------------------------
@@ -73,20 +69,19 @@ struct SmemRecord {
     const ibp_u32* w;
     ibp_u64 len;
     ibp_u32 off;
-    __device__ __forceinline__ ibp_u32 bits32(ibp_u64 s) const {  // bits [s, s+32)
+    __device__ __forceinline__ ibp_u32 bits32(ibp_u32 s) const {  // bits [s, s+32)
         s += 8 * off;
-        ibp_u64 i = s >> 5;
-        return __funnelshift_r(w[i], w[i + 1], (ibp_u32)s & 31u);
+        const ibp_u32 i = s >> 5;
+        return __funnelshift_r(w[i], w[i + 1], s & 31u);
     }
-    __device__ __forceinline__ ibp_u32 word32(ibp_u64 i) const { return bits32(i * 32); }
-    __device__ __forceinline__ ibp_u64 bits64(ibp_u64 s) const {  // bits [s, s+64)
+    __device__ __forceinline__ ibp_u32 word32(ibp_u32 i) const { return bits32(i * 32); }
+    __device__ __forceinline__ ibp_u64 bits64(ibp_u32 s) const {  // bits [s, s+64)
         s += 8 * off;
-        ibp_u64 i = s >> 5;
-        ibp_u32 sh = (ibp_u32)s & 31u;
-        ibp_u32 a = w[i], b = w[i + 1], c = w[i + 2];
+        const ibp_u32 i = s >> 5, sh = s & 31u;
+        const ibp_u32 a = w[i], b = w[i + 1], c = w[i + 2];
         return (ibp_u64)__funnelshift_r(a, b, sh) | ((ibp_u64)__funnelshift_r(b, c, sh) << 32);
     }
-    __device__ __forceinline__ ibp_u8 byte_at(ibp_u64 i) const { i += off; return (ibp_u8)(w[i >> 2] >> (8 * (i & 3))); }
+    __device__ __forceinline__ ibp_u8 byte_at(ibp_u32 i) const { i += off; return (ibp_u8)(w[i >> 2] >> (8 * (i & 3))); }
 };
 
 // A record read from global memory byte by byte (records larger than the staging buffer).
@@ -119,9 +114,10 @@ __device__ __forceinline__ ibp_u32 decode_coded(const Rec& rec, ibp_u8* dst, con
     const T* masks = (const T*)masks_p;
     const T* bitvals = (const T*)bitvals_p;
     T* out = (T*)dst;
-    const ibp_u64 total_bits = rec.len * 8;
-    if ((ibp_u64)n > total_bits) return IBP_STATUS_ROW_LENGTH;
-    ibp_u64 pos = n;  // stream bit of the next field
+    // Bit positions fit 32 bits: a record is at most 2^24 + 127 bytes (checked against raw_padded).
+    const ibp_u32 total_bits = (ibp_u32)(rec.len * 8);
+    if (n > total_bits) return IBP_STATUS_ROW_LENGTH;
+    ibp_u32 pos = n;  // stream bit of the next field
     // Mask/Bitval of this lane's word, loaded one round ahead so the loads overlap a round's work.
     R m_next = 0, b_next = 0;
     if (lane < n) {
@@ -148,7 +144,7 @@ __device__ __forceinline__ ibp_u32 decode_coded(const Rec& rec, ibp_u8* dst, con
         const ibp_u32 round_bits = __shfl_sync(FULL_MASK, x, 31);
         if (pos + round_bits > total_bits) return IBP_STATUS_ROW_LENGTH;
         if (active) {
-            const ibp_u64 s = pos + (x - f);
+            const ibp_u32 s = pos + (x - f);
             R v;
             if (WB == 8) v = (R)(rec.bits64(s) & low_mask64(f));
             else v = (R)(rec.bits32(s) & low_mask32(f));
@@ -162,14 +158,14 @@ __device__ __forceinline__ ibp_u32 decode_coded(const Rec& rec, ibp_u8* dst, con
         pos += round_bits;
     }
     // Record length rule: L == align_up(ceil(T/8), A).
-    const ibp_u64 a = 1ull << align_log2;
-    const ibp_u64 need = (((pos + 7) >> 3) + a - 1) & ~(a - 1);
+    const ibp_u32 a = 1u << align_log2;
+    const ibp_u32 need = (((pos + 7) >> 3) + a - 1) & ~(a - 1);
     if (need != rec.len) return IBP_STATUS_ROW_LENGTH;
     // Padding bits T .. 8L-1 must be zero.
     bool bad = false;
-    const ibp_u64 first_full = (pos + 7) >> 3;
+    const ibp_u32 first_full = (pos + 7) >> 3;
     if (lane == 0 && (pos & 7)) bad = (rec.byte_at(pos >> 3) >> (pos & 7)) != 0;
-    for (ibp_u64 t = first_full + lane; t < rec.len; t += 32) bad |= rec.byte_at(t) != 0;
+    for (ibp_u32 t = first_full + lane; t < (ibp_u32)rec.len; t += 32) bad |= rec.byte_at(t) != 0;
     if (__any_sync(FULL_MASK, bad)) return IBP_STATUS_PADDING;
     return IBP_STATUS_OK;
 }

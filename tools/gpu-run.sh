@@ -73,10 +73,13 @@ if [ "${IBP_SKIP_BENCH:-0}" != 1 ]; then
 fi
 if [ "${IBP_RUN_NCU:-0}" = 1 ] && command -v ncu >/dev/null; then
     # Hardware counters of one launch of each decode kernel (clocks left as they are).
-    timeout 120 ncu --clock-control none -k regex:ibp_ -c 4 --section SpeedOfLight --section Occupancy \
-        --section WarpStateStats --section LaunchStats \
-        "$D/ibp-gpu-bench" --quick --only f32-normal-q4 --batches 16384 > "$OUT/ncu.txt" 2>&1
-    echo "ncu exit $?" >> "$OUT/ncu.txt"
+    for rb in 256 4096; do
+        timeout 100 ncu --clock-control none -k regex:ibp_decode_tiles -c 1 --section SpeedOfLight \
+            --section Occupancy --section WarpStateStats --section LaunchStats --section ComputeWorkloadAnalysis \
+            --section InstructionStats "$D/ibp-gpu-bench" --quick --only f32-normal-q4 --row-bytes $rb \
+            --batches 16384 >> "$OUT/ncu.txt" 2>&1
+        echo "ncu ($rb B rows) exit $?" >> "$OUT/ncu.txt"
+    done
 fi
 grep -E "^test result|SKIPPED|panicked|FAILED" "$OUT/tests.log" 2>/dev/null | sort | uniq -c
 exit $status

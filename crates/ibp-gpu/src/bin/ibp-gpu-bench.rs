@@ -2,7 +2,7 @@
 //! device memory, against baselines measured in the same run. Prints markdown tables.
 //!
 //! Usage: ibp-gpu-bench [--target-mib N] [--reps N] [--batches 1024,4096,...] [--data-dir DIR]
-//!                      [--only NAME-SUBSTRING] [--quick]
+//!                      [--only NAME-SUBSTRING] [--row-bytes N] [--quick]
 //!
 //! Throughput is always uncompressed bytes delivered per second (rows * row_bytes / time).
 //! - `IBP zc`: IBP gather, compressed payload in pinned host memory, decoded by the kernel (zero-copy).
@@ -28,6 +28,7 @@ struct Args {
     batches: Vec<usize>,
     data_dir: Option<String>,
     only: Option<String>,
+    row_bytes: Option<usize>,
     quick: bool,
 }
 
@@ -38,6 +39,7 @@ fn parse_args() -> Args {
         batches: vec![1024, 4096, 16384, 65536],
         data_dir: None,
         only: None,
+        row_bytes: None,
         quick: false,
     };
     let mut it = std::env::args().skip(1);
@@ -49,6 +51,7 @@ fn parse_args() -> Args {
             "--batches" => a.batches = val().split(',').map(|s| s.parse().expect("batch")).collect(),
             "--data-dir" => a.data_dir = Some(val()),
             "--only" => a.only = Some(val()),
+            "--row-bytes" => a.row_bytes = Some(val().parse().expect("--row-bytes N")),
             "--quick" => a.quick = true,
             other => panic!("unknown flag {other}"),
         }
@@ -128,6 +131,9 @@ fn datasets(args: &Args) -> Vec<Dataset> {
     }
     if let Some(only) = &args.only {
         out.retain(|d| d.name.contains(only.as_str()));
+    }
+    if let Some(rb) = args.row_bytes {
+        out.retain(|d| d.row_bytes == rb);
     }
     out
 }
