@@ -50,9 +50,31 @@ impl ChunkPlan {
         }
     }
 
-    /// Group of row `i`.
+    /// A raw-chunk plan (spec 5.5: `G = 0`, no masks, every row stored raw) for `row_count` rows,
+    /// with its exact size as the estimate.
+    pub fn raw_chunk(word_width: WordWidth, row_count: u64, row_bytes: usize, align: u64) -> ChunkPlan {
+        let n = crate::row::words_per_row(row_bytes, word_width) as u64;
+        let meta = ChunkMeta::meta_len_for(word_width, 0, n, row_count, 1).unwrap_or(u64::MAX);
+        let payload = crate::row::raw_padded(row_bytes as u64, align).saturating_mul(row_count);
+        ChunkPlan {
+            word_width,
+            masks: Vec::new(),
+            bitvals: Vec::new(),
+            group_count: 0,
+            group_ids: Vec::new(),
+            threshold: 1.0,
+            estimated_bytes: CHUNK_HEADER_LEN.saturating_add(meta).saturating_add(payload),
+        }
+    }
+
+    /// Whether this plans a raw chunk (`G = 0`).
+    pub fn is_raw_chunk(&self) -> bool {
+        self.group_count == 0
+    }
+
+    /// Group of row `i` (0 when `G <= 1`).
     pub fn group_of(&self, row: usize) -> usize {
-        if self.group_count == 1 {
+        if self.group_count <= 1 {
             0
         } else {
             self.group_ids[row] as usize
@@ -63,7 +85,8 @@ impl ChunkPlan {
 /// Chooses the plan for one chunk of `rows.len() / row_bytes` rows.
 ///
 /// Tries every candidate width and threshold of `opts` and keeps the smallest real size (ties:
-/// the widest width, then the lowest threshold). A width is skipped without sizing its rows when
+/// the widest width, then the lowest threshold). With one group, a raw chunk (spec 5.5, `G = 0`)
+/// is chosen instead when it is no larger (incompressible or tiny data). A width is skipped without sizing its rows when
 /// even rows whose every word matched could not beat the best size found (see
 /// [`size_lower_bound`]). With `opts.groups = k > 1`
 /// it then splits the rows into exactly `k` groups (see [`plan_groups`]).
@@ -83,7 +106,7 @@ pub fn plan_chunk(rows: &[u8], row_bytes: usize, opts: &EncodeOptions) -> ChunkP
     let mut best: Option<ChunkPlan> = None;
     // Widest first: wide words are the cheapest to size, and the size they reach often proves,
     // by a lower bound alone, that narrower words cannot win.
-    for w in opts.candidate_widths(row_bytes as u64).into_iter().rev() {
+    for w in opts.candidate_widths().into_iter().rev() {
         let candidates: Vec<(Vec<u64>, Vec<u64>)> = thresholds
             .iter()
             .map(|&t| masks_from_counts(&counts, sample.len() as u64, w, t))
@@ -111,9 +134,14 @@ pub fn plan_chunk(rows: &[u8], row_bytes: usize, opts: &EncodeOptions) -> ChunkP
             }
         }
     }
-    let best = best.expect("at least one candidate width divides row_bytes");
+    let best = best.expect("there is at least one candidate width");
     if opts.groups > 1 {
-        plan_groups(rows, row_bytes, &sample, best, opts.groups, align, &thresholds)
+        return plan_groups(rows, row_bytes, &sample, best, opts.groups, align, &thresholds);
+    }
+    // A raw chunk (spec 5.5: no masks, every row raw) when the masks cost more than they save.
+    let raw = ChunkPlan::raw_chunk(best.word_width, row_count as u64, row_bytes, align);
+    if raw.estimated_bytes <= best.estimated_bytes {
+        raw
     } else {
         best
     }
@@ -204,7 +232,8 @@ fn count_bits_into(counts: &mut [u32], rows: &[u8], row_bytes: usize, which: &[u
 /// `(1 - t) * n_rows`; `t >= 1` means exact (set in all rows / in none). No rows: Mask 0.
 pub fn masks_from_counts(counts: &[u32], n_rows: u64, w: WordWidth, t: f64) -> (Vec<u64>, Vec<u64>) {
     let wb = w.bytes();
-    let n = counts.len() / 8 / wb;
+    let row_bytes = counts.len() / 8;
+    let n = crate::row::words_per_row(row_bytes, w);
     let mut masks = vec![0u64; n];
     let mut bitvals = vec![0u64; n];
     if n_rows == 0 {
@@ -215,7 +244,8 @@ pub fn masks_from_counts(counts: &[u32], n_rows: u64, w: WordWidth, t: f64) -> (
     for j in 0..n {
         let (mut m, mut v) = (0u64, 0u64);
         for b in 0..w.bits() as usize {
-            let c = counts[(j * wb + b / 8) * 8 + b % 8] as u64;
+            // Bytes past the row (in a partial last word, spec 2.4) are always zero.
+            let c = counts.get((j * wb + b / 8) * 8 + b % 8).map_or(0, |&c| c as u64);
             let (one, zero) = if t >= 1.0 {
                 (c == n_rows, c == 0)
             } else {
@@ -277,7 +307,7 @@ impl SizeTally {
         let payload =
             ((self.payload as u128 * row_count as u128).div_ceil(self.rows as u128)).min(u64::MAX as u128) as u64;
         let length_bytes = length_field_bytes((self.max_len - self.min_len.min(self.max_len)) / align);
-        let n = (row_bytes / w.bytes()) as u64;
+        let n = crate::row::words_per_row(row_bytes, w) as u64;
         let meta = ChunkMeta::meta_len_for(w, groups, n, row_count, length_bytes).unwrap_or(u64::MAX);
         CHUNK_HEADER_LEN.saturating_add(meta).saturating_add(payload)
     }
@@ -293,7 +323,7 @@ fn size_lower_bound(
     row_bytes: usize,
     align: u64,
 ) -> u64 {
-    let n = (row_bytes / w.bytes()) as u64;
+    let n = crate::row::words_per_row(row_bytes, w) as u64;
     let raw = crate::row::raw_padded(row_bytes as u64, align);
     let meta = ChunkMeta::meta_len_for(w, 1, n, row_count, 1).unwrap_or(u64::MAX);
     candidates
@@ -371,17 +401,28 @@ impl SizingTable {
 /// Fills `words` with the words of `row`.
 pub(crate) fn load_words(row: &[u8], w: WordWidth, words: &mut Vec<u64>) {
     words.clear();
+    let whole = row.len() / w.bytes() * w.bytes();
     match w {
         WordWidth::W8 => words.extend(row.iter().map(|&b| b as u64)),
-        WordWidth::W16 => words.extend(row.chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]]) as u64)),
+        WordWidth::W16 => words.extend(
+            row[..whole]
+                .chunks_exact(2)
+                .map(|c| u16::from_le_bytes([c[0], c[1]]) as u64),
+        ),
         WordWidth::W32 => words.extend(
-            row.chunks_exact(4)
+            row[..whole]
+                .chunks_exact(4)
                 .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")) as u64),
         ),
         WordWidth::W64 => words.extend(
-            row.chunks_exact(8)
+            row[..whole]
+                .chunks_exact(8)
                 .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))),
         ),
+    }
+    if whole < row.len() {
+        // A partial last word (spec 2.4), zero-extended.
+        words.push(crate::row::read_word_le(&row[whole..]));
     }
 }
 
@@ -436,7 +477,7 @@ impl NestedSizing {
         if count == 0 || count > MAX_NESTED {
             return None;
         }
-        let n = row_bytes / w.bytes();
+        let n = crate::row::words_per_row(row_bytes, w);
         for pair in candidates.windows(2) {
             let ((ma, ba), (mb, bb)) = (&pair[0], &pair[1]);
             for j in 0..n {
@@ -565,7 +606,7 @@ pub fn plan_groups(
     let w = base.word_width;
     let t = base.threshold;
     let k = k as usize;
-    let n = row_bytes / w.bytes();
+    let n = crate::row::words_per_row(row_bytes, w);
     let table = SizingTable::new(&base.masks, &base.bitvals, w, row_bytes, align);
 
     // Initial split by coded size.

@@ -49,7 +49,7 @@ impl BitOps for Bmi2 {
 /// # Safety
 /// The CPU must support BMI2.
 #[target_feature(enable = "bmi2")]
-unsafe fn decode_fields_bmi2<const WB: usize>(t: FieldTables<'_>, record: &[u8], out: &mut [u8]) -> u64 {
+unsafe fn decode_fields_bmi2<const WB: usize>(t: FieldTables<'_>, record: &[u8], out: &mut [u8]) -> (u64, u64) {
     generic_decode::<WB, Bmi2>(t, record, out)
 }
 
@@ -69,7 +69,13 @@ unsafe fn encode_coded_bmi2<const WB: usize>(
 }
 
 /// Decodes the fields of a coded record with BMI2 `pdep`; see [`crate::fast::decode_fields`].
-pub(crate) fn decode_fields(_token: Bmi2Token, w: WordWidth, t: FieldTables<'_>, record: &[u8], out: &mut [u8]) -> u64 {
+pub(crate) fn decode_fields(
+    _token: Bmi2Token,
+    w: WordWidth,
+    t: FieldTables<'_>,
+    record: &[u8],
+    out: &mut [u8],
+) -> (u64, u64) {
     // SAFETY: the token proves the CPU supports BMI2, the only requirement of these functions.
     unsafe {
         match w {

@@ -4,9 +4,9 @@
 use crate::analysis::{plan_chunk, ChunkPlan};
 use crate::fast::{DecoderKind, RowDecoder, RowEncoder};
 use crate::options::EncodeOptions;
-use crate::row::decode_row_oracle;
+use crate::row::{decode_raw_record, decode_row_oracle, raw_padded, words_per_row};
 use ibp_format::{
-    ensure, ChunkMeta, ErrorCode, FormatError, Result, MAX_ALIGN_LOG2, MAX_CHUNK_DECODED_BYTES, MAX_GROUPS,
+    bail, ensure, ChunkMeta, ErrorCode, FormatError, Result, MAX_ALIGN_LOG2, MAX_CHUNK_DECODED_BYTES, MAX_GROUPS,
     MAX_ROWS_PER_CHUNK,
 };
 use rayon::prelude::*;
@@ -25,7 +25,7 @@ pub struct EncodedChunk {
 }
 
 /// Encodes one chunk: analyses the rows ([`plan_chunk`]) and writes every row record.
-/// Deterministic: the same rows and options give the same bytes.
+/// Deterministic: the same rows and options give the same bytes, whatever the thread count.
 ///
 /// # Panics
 /// If `rows.len()` is not a positive multiple of `row_bytes`, the row count exceeds 2^20, the
@@ -35,12 +35,12 @@ pub fn encode_chunk(rows: &[u8], row_bytes: usize, opts: &EncodeOptions) -> Enco
     encode_chunk_with_plan(rows, row_bytes, &plan, opts.align_log2)
 }
 
-/// Encodes one chunk with a given plan (word width, Mask/Bitval per group, group ids).
-/// Masks are cut to `W` bits and Bitvals to their masks.
+/// Encodes one chunk with a given plan (word width, Mask/Bitval per group, group ids; `G = 0`
+/// writes a raw chunk, spec 5.5). Masks are cut to `W` bits and Bitvals to their masks.
 ///
 /// # Panics
-/// If the rows or the plan do not fit together (row count 1..=2^20, at most 2^32 bytes, the width
-/// divides `row_bytes`, `G * n` mask words, one group id below `G` per row when `G > 1`) or
+/// If the rows or the plan do not fit together (row count 1..=2^20, at most 2^32 bytes,
+/// `G <= 256`, `G * n` mask words, one group id below `G` per row when `G > 1`) or
 /// `align_log2 > 7`.
 pub fn encode_chunk_with_plan(rows: &[u8], row_bytes: usize, plan: &ChunkPlan, align_log2: u8) -> EncodedChunk {
     let w = plan.word_width;
@@ -54,17 +54,17 @@ pub fn encode_chunk_with_plan(rows: &[u8], row_bytes: usize, plan: &ChunkPlan, a
         rows.len() as u64 <= MAX_CHUNK_DECODED_BYTES,
         "at most 2^32 bytes per chunk"
     );
-    assert!(w.divides(row_bytes as u64), "word width divides row_bytes");
     assert!(align_log2 <= MAX_ALIGN_LOG2, "align_log2 <= 7");
     let groups = plan.group_count as usize;
-    assert!(groups >= 1 && groups as u32 <= MAX_GROUPS, "1..=256 groups");
-    let n = row_bytes / w.bytes();
+    assert!(groups as u32 <= MAX_GROUPS, "0..=256 groups");
+    let n = words_per_row(row_bytes, w);
     assert!(plan.masks.len() == groups * n && plan.bitvals.len() == groups * n);
     if groups > 1 {
         assert!(plan.group_ids.len() == row_count, "one group id per row");
         assert!(plan.group_ids.iter().all(|&g| (g as usize) < groups));
     }
     let align = 1u64 << align_log2;
+    let raw = raw_padded(row_bytes as u64, align);
     let full = w.full_mask();
     let masks: Vec<u64> = plan.masks.iter().map(|m| m & full).collect();
     let bitvals: Vec<u64> = plan.bitvals.iter().zip(&masks).map(|(b, m)| b & m).collect();
@@ -80,11 +80,12 @@ pub fn encode_chunk_with_plan(rows: &[u8], row_bytes: usize, plan: &ChunkPlan, a
             .expect("arguments checked above")
         })
         .collect();
-    let group_of = |r: usize| if groups == 1 { 0 } else { plan.group_ids[r] as usize };
+    let group_of = |r: usize| if groups <= 1 { 0 } else { plan.group_ids[r] as usize };
 
-    // Encode runs of rows in parallel; concatenating them in order keeps the bytes deterministic.
+    // Encode runs of rows in parallel, each with the CRC of its records; joining them in order
+    // keeps the bytes deterministic.
     let rows_per_task = (BYTES_PER_TASK / row_bytes).max(1);
-    let parts: Vec<(Vec<u8>, Vec<u64>)> = rows
+    let parts: Vec<(Vec<u8>, Vec<u64>, crc32fast::Hasher)> = rows
         .par_chunks(rows_per_task * row_bytes)
         .enumerate()
         .map(|(task, part)| {
@@ -92,18 +93,39 @@ pub fn encode_chunk_with_plan(rows: &[u8], row_bytes: usize, plan: &ChunkPlan, a
             let mut payload = Vec::with_capacity(part.len() + 64);
             let mut lens = Vec::with_capacity(part.len() / row_bytes);
             for (i, row) in part.chunks_exact(row_bytes).enumerate() {
-                let g = group_of(task * rows_per_task + i);
-                lens.push(encoders[g].encode(row, &mut payload));
+                if groups == 0 {
+                    // Raw chunk: every record raw (spec 5.5).
+                    payload.extend_from_slice(row);
+                    payload.resize(payload.len() + (raw as usize - row_bytes), 0);
+                    lens.push(raw);
+                } else {
+                    let g = group_of(task * rows_per_task + i);
+                    lens.push(encoders[g].encode(row, &mut payload));
+                }
             }
-            (payload, lens)
+            let mut crc = crc32fast::Hasher::new();
+            crc.update(&payload);
+            (payload, lens, crc)
         })
         .collect();
-    let total: usize = parts.iter().map(|(p, _)| p.len()).sum();
-    let mut payload = Vec::with_capacity(total);
+    let total: usize = parts.iter().map(|(p, _, _)| p.len()).sum();
+    let mut payload = vec![0u8; total];
+    let mut pieces = Vec::with_capacity(parts.len());
+    let mut rest = payload.as_mut_slice();
+    for (p, _, _) in &parts {
+        let (piece, tail) = rest.split_at_mut(p.len());
+        pieces.push(piece);
+        rest = tail;
+    }
+    pieces
+        .into_par_iter()
+        .zip(parts.par_iter())
+        .for_each(|(piece, (p, _, _))| piece.copy_from_slice(p));
     let mut record_lens = Vec::with_capacity(row_count);
-    for (p, lens) in parts {
-        payload.extend_from_slice(&p);
-        record_lens.extend_from_slice(&lens);
+    let mut crc = crc32fast::Hasher::new();
+    for (_, lens, part_crc) in &parts {
+        record_lens.extend_from_slice(lens);
+        crc.combine(part_crc);
     }
 
     let (length_base, length_bytes, row_lengths, row_offsets) =
@@ -118,7 +140,7 @@ pub fn encode_chunk_with_plan(rows: &[u8], row_bytes: usize, plan: &ChunkPlan, a
         row_bytes: row_bytes as u64,
         length_base,
         payload_len: payload.len() as u64,
-        payload_crc: ibp_format::crc32(&payload),
+        payload_crc: crc.finalize(),
         masks,
         bitvals,
         group_ids: if groups > 1 { plan.group_ids.clone() } else { Vec::new() },
@@ -134,15 +156,18 @@ fn check_meta_shape(meta: &ChunkMeta, payload: &[u8]) -> Result<()> {
     let g = meta.group_count as usize;
     let n = meta.words_per_row as usize;
     let rows = meta.row_count as usize;
+    let row_bytes = meta.row_bytes;
     ensure!(
-        (1..=MAX_GROUPS as usize).contains(&g)
-            && n >= 1
+        g <= MAX_GROUPS as usize
+            && (1..=1 << 24).contains(&row_bytes)
+            && n as u64 == row_bytes.div_ceil(meta.word_width.bytes() as u64)
             && meta.masks.len() == g * n
             && meta.bitvals.len() == g * n
             && meta.group_ids.len() == if g > 1 { rows } else { 0 }
             && meta.group_ids.iter().all(|&id| (id as usize) < g)
             && meta.align_log2 <= MAX_ALIGN_LOG2
             && meta.row_offsets.len() == rows + 1
+            && meta.row_offsets.first() == Some(&0)
             && meta.row_offsets.windows(2).all(|p| p[0] <= p[1])
             && meta.row_offsets.last() == Some(&meta.payload_len),
         ErrorCode::InvalidArgument,
@@ -158,7 +183,7 @@ fn check_meta_shape(meta: &ChunkMeta, payload: &[u8]) -> Result<()> {
     Ok(())
 }
 
-/// Row decoders for every group of a chunk.
+/// Row decoders for every group of a chunk (none for a raw chunk).
 fn group_decoders(meta: &ChunkMeta) -> Result<Vec<RowDecoder>> {
     let row_bytes = meta.row_bytes() as usize;
     (0..meta.group_count as usize)
@@ -175,26 +200,44 @@ fn decode_one(
     row: usize,
     out: &mut [u8],
 ) -> Result<()> {
-    let g = meta.group_of(row);
     let range = meta.record_range(row);
-    let result = match kind {
-        DecoderKind::Fast => decoders[g].decode_at(payload, range, out),
-        DecoderKind::Oracle => decode_row_oracle(
-            &payload[range],
-            meta.mask(g),
-            meta.bitval(g),
-            meta.word_width,
-            meta.row_bytes() as usize,
-            meta.align(),
-            out,
-        ),
+    let row_bytes = meta.row_bytes() as usize;
+    let result = if meta.is_raw_chunk() {
+        decode_raw_chunk_row(&payload[range], row_bytes, meta.raw_padded(), out)
+    } else {
+        let g = meta.group_of(row);
+        match kind {
+            DecoderKind::Fast => decoders[g].decode_at(payload, range, out),
+            DecoderKind::Oracle => decode_row_oracle(
+                &payload[range],
+                meta.mask(g),
+                meta.bitval(g),
+                meta.word_width,
+                row_bytes,
+                meta.align(),
+                out,
+            ),
+        }
     };
     result.map_err(|e| e.at(format_args!("row {row}")))
 }
 
+/// A row of a raw chunk (spec 5.5): its record must be raw.
+fn decode_raw_chunk_row(record: &[u8], row_bytes: usize, raw: u64, out: &mut [u8]) -> Result<()> {
+    if record.len() as u64 != raw {
+        bail!(
+            ErrorCode::RowLength,
+            "record of {} bytes in a raw chunk is not the raw length {raw}",
+            record.len()
+        );
+    }
+    decode_raw_record(record, row_bytes, out)
+}
+
 /// Decodes a whole chunk into `out` (`row_count * row_bytes` bytes, else `E_INVALID_ARGUMENT`):
-/// checks the payload CRC first (spec 9.3), then every row (spec 6). Errors name the row; with
-/// several bad rows the first one is reported. The fast decoder spreads rows over the rayon pool.
+/// checks the payload CRC (spec 9.3) and every row (spec 6). A CRC mismatch is reported before
+/// any row error; otherwise the first bad row is reported, named. The fast decoder spreads rows
+/// over the rayon pool and computes the CRC of each run of records as it decodes it.
 pub fn decode_chunk(meta: &ChunkMeta, payload: &[u8], kind: DecoderKind, out: &mut [u8]) -> Result<()> {
     let row_bytes = meta.row_bytes() as usize;
     let rows = meta.row_count as usize;
@@ -205,31 +248,43 @@ pub fn decode_chunk(meta: &ChunkMeta, payload: &[u8], kind: DecoderKind, out: &m
         out.len()
     );
     check_meta_shape(meta, payload)?;
-    meta.check_payload_crc(payload)?;
     let decoders = group_decoders(meta)?;
-    match kind {
-        DecoderKind::Oracle => {
-            for (row, dst) in out.chunks_exact_mut(row_bytes).enumerate() {
-                decode_one(meta, payload, &decoders, kind, row, dst)?;
-            }
-            Ok(())
+    if kind == DecoderKind::Oracle {
+        meta.check_payload_crc(payload)?;
+        for (row, dst) in out.chunks_exact_mut(row_bytes).enumerate() {
+            decode_one(meta, payload, &decoders, kind, row, dst)?;
         }
-        DecoderKind::Fast => {
-            let rows_per_task = (BYTES_PER_TASK / row_bytes).max(1);
-            let results: Vec<Result<()>> = out
-                .par_chunks_mut(rows_per_task * row_bytes)
-                .enumerate()
-                .map(|(task, part)| {
-                    for (i, dst) in part.chunks_exact_mut(row_bytes).enumerate() {
-                        let row = task * rows_per_task + i;
-                        decode_one(meta, payload, &decoders, kind, row, dst)?;
-                    }
-                    Ok(())
-                })
-                .collect();
-            results.into_iter().collect()
-        }
+        return Ok(());
     }
+    let rows_per_task = (BYTES_PER_TASK / row_bytes).max(1);
+    let results: Vec<(crc32fast::Hasher, Result<()>)> = out
+        .par_chunks_mut(rows_per_task * row_bytes)
+        .enumerate()
+        .map(|(task, part)| {
+            let first = task * rows_per_task;
+            let count = part.len() / row_bytes;
+            let records = meta.row_offsets[first] as usize..meta.row_offsets[first + count] as usize;
+            let mut crc = crc32fast::Hasher::new();
+            crc.update(&payload[records]);
+            let decoded = part
+                .chunks_exact_mut(row_bytes)
+                .enumerate()
+                .try_for_each(|(i, dst)| decode_one(meta, payload, &decoders, kind, first + i, dst));
+            (crc, decoded)
+        })
+        .collect();
+    let mut crc = crc32fast::Hasher::new();
+    for (part, _) in &results {
+        crc.combine(part);
+    }
+    let computed = crc.finalize();
+    ensure!(
+        computed == meta.payload_crc,
+        ErrorCode::PayloadCrc,
+        "payload CRC 0x{computed:08x} differs from stored 0x{:08x}",
+        meta.payload_crc
+    );
+    results.into_iter().try_for_each(|(_, r)| r)
 }
 
 /// Decodes the chunk rows `rows_in_chunk` (in that order, duplicates allowed) into `out`

@@ -8,7 +8,10 @@
 //! padding rules of spec 6.2 are checked after the row: a record that is too short only makes the
 //! reads past its end return zeros, and is then rejected.
 
-use crate::row::{check_group_args, coded_len, decode_row_oracle, raw_padded};
+use crate::row::{
+    check_group_args, check_partial_word, coded_len, decode_raw_record, decode_row_oracle, raw_padded, read_word_le,
+    words_per_row,
+};
 use ibp_format::{bail, ensure, ErrorCode, Result, WordWidth};
 
 /// Which row decoder to run.
@@ -127,7 +130,7 @@ pub(crate) struct DecodeEntry {
 impl Tables {
     fn new(mask: &[u64], bitval: &[u64], w: WordWidth, row_bytes: usize, align: u64) -> Result<Self> {
         check_group_args(mask, bitval, w, row_bytes, align)?;
-        let n = row_bytes / w.bytes();
+        let n = words_per_row(row_bytes, w);
         let full = w.full_mask();
         let masks: Vec<u64> = mask[..n].iter().map(|m| m & full).collect();
         let entries = masks
@@ -241,14 +244,7 @@ impl RowDecoder {
         let out = &mut out[..t.row_bytes];
         let len = record.len() as u64;
         if len == t.raw {
-            out.copy_from_slice(&record[..t.row_bytes]);
-            ensure!(
-                record[t.row_bytes..].iter().all(|&b| b == 0),
-                ErrorCode::Padding,
-                "raw record padding after {} row bytes is not zero",
-                t.row_bytes
-            );
-            return Ok(());
+            return decode_raw_record(record, t.row_bytes, out);
         }
         ensure!(
             len < t.raw,
@@ -262,7 +258,7 @@ impl RowDecoder {
             "record of {len} bytes ends inside the {} participation bits",
             t.n
         );
-        let end_bits = match (t.w, self.ops) {
+        let (end_bits, last_word) = match (t.w, self.ops) {
             (WordWidth::W8, Ops::Portable) => decode_fields::<1, Portable>(t.into(), readable, out),
             (WordWidth::W16, Ops::Portable) => decode_fields::<2, Portable>(t.into(), readable, out),
             (WordWidth::W32, Ops::Portable) => decode_fields::<4, Portable>(t.into(), readable, out),
@@ -270,7 +266,8 @@ impl RowDecoder {
             #[cfg(target_arch = "x86_64")]
             (w, Ops::Bmi2(token)) => crate::bmi2::decode_fields(token, w, t.into(), readable, out),
         };
-        check_coded_end(record, end_bits, t.align)
+        check_coded_end(record, end_bits, t.align)?;
+        check_partial_word(last_word, t.row_bytes, t.w)
     }
 }
 
@@ -365,38 +362,56 @@ fn load_u64(bytes: &[u8], byte: usize) -> u64 {
     }
 }
 
-/// Reads the participation bits and fields of a coded record into `out` (`n * WB` bytes) and
-/// returns `T`, the stream position after the last field. Reads past the record return zeros;
-/// the caller checks `T` against the record.
+/// Reads the participation bits and fields of a coded record into `out` (`row_bytes` bytes: `n`
+/// words, the last one cut when partial) and returns `T`, the stream position after the last
+/// field, and the last word whole (for the partial-word check). Reads past the record return
+/// zeros; the caller checks `T` against the record.
 #[inline(always)]
-pub(crate) fn decode_fields<const WB: usize, B: BitOps>(t: FieldTables<'_>, record: &[u8], out: &mut [u8]) -> u64 {
+pub(crate) fn decode_fields<const WB: usize, B: BitOps>(
+    t: FieldTables<'_>,
+    record: &[u8],
+    out: &mut [u8],
+) -> (u64, u64) {
     let n = t.n;
     let wbits = (WB * 8) as u64;
     let full = t.w.full_mask();
-    let out = &mut out[..n * WB];
+    // One word: branch-free, participation decides by masks, not jumps (it is data, so a branch
+    // would mispredict on mixed rows).
+    let step = |e: &DecodeEntry, participates: u64, pos: &mut u64| -> u64 {
+        let p_mask = participates.wrapping_neg();
+        let field = (load_u128(record, (*pos / 8) as usize) >> (*pos % 8)) as u64;
+        let deposited = e.bitval | B::deposit(field, e.free_mask);
+        *pos += wbits - (e.fixed_bits & p_mask);
+        (deposited & p_mask) | (field & full & !p_mask)
+    };
+    let whole_words = out.len() / WB;
+    let (whole, tail) = out.split_at_mut(whole_words * WB);
     let mut pos = n as u64;
-    for (block, (out_block, entries)) in out.chunks_mut(64 * WB).zip(t.entries.chunks(64)).enumerate() {
+    let mut last_word = 0;
+    for (block, (out_block, entries)) in whole.chunks_mut(64 * WB).zip(t.entries.chunks(64)).enumerate() {
         let mut pbits = load_u64(record, block * 8);
-        let all = u64::MAX >> (64 - entries.len());
-        if pbits & all == all && t.block_free_bits[block] == 0 {
+        if out_block.len() == 64 * WB && pbits == u64::MAX && t.block_free_bits[block] == 0 {
             // Every word of the block matches and has no free bits (sparse data): the words are
             // the Bitvals and the block has no fields.
-            out_block.copy_from_slice(&t.bitval_bytes[block * 64 * WB..][..out_block.len()]);
+            out_block.copy_from_slice(&t.bitval_bytes[block * 64 * WB..][..64 * WB]);
             continue;
         }
         for (dst, e) in out_block.chunks_exact_mut(WB).zip(entries) {
-            // Branch-free: participation decides by masks, not jumps (it is data, so a branch
-            // would mispredict on mixed rows).
-            let p_mask = (pbits & 1).wrapping_neg();
+            let word = step(e, pbits & 1, &mut pos);
             pbits >>= 1;
-            let field = (load_u128(record, (pos / 8) as usize) >> (pos % 8)) as u64;
-            let deposited = e.bitval | B::deposit(field, e.free_mask);
-            let word = (deposited & p_mask) | (field & full & !p_mask);
-            pos += wbits - (e.fixed_bits & p_mask);
             dst.copy_from_slice(&word.to_le_bytes()[..WB]);
+            last_word = word;
         }
     }
-    pos
+    if !tail.is_empty() {
+        // The partial last word (2.4): only its bytes inside the row are written.
+        let j = n - 1;
+        let participates = (load_u64(record, (j / 64) * 8) >> (j % 64)) & 1;
+        let word = step(&t.entries[j], participates, &mut pos);
+        tail.copy_from_slice(&word.to_le_bytes()[..tail.len()]);
+        last_word = word;
+    }
+    (pos, last_word)
 }
 
 /// A fast encoder prepared for one group of one chunk; produces exactly the records of
@@ -479,12 +494,17 @@ impl RowEncoder {
     }
 }
 
-/// Reads word `j` of a row of `WB`-byte words.
+/// Reads word `j` of a row of `WB`-byte words (a partial last word zero-extended, spec 2.4).
 #[inline(always)]
 fn word_at<const WB: usize>(row: &[u8], j: usize) -> u64 {
-    let mut b = [0u8; 8];
-    b[..WB].copy_from_slice(&row[j * WB..(j + 1) * WB]);
-    u64::from_le_bytes(b)
+    match row.get(j * WB..(j + 1) * WB) {
+        Some(bytes) => {
+            let mut b = [0u8; 8];
+            b[..WB].copy_from_slice(bytes);
+            u64::from_le_bytes(b)
+        }
+        None => read_word_le(&row[j * WB..]),
+    }
 }
 
 /// Fills the participation bits of `row` and returns `T`.

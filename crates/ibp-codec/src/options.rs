@@ -15,7 +15,7 @@ pub const DEFAULT_CHUNK_TARGET_BYTES: u64 = 8 << 20;
 /// field width) is smallest.
 #[derive(Debug, Clone, PartialEq)]
 pub struct EncodeOptions {
-    /// Word width `W`; `None` tries every width whose byte size divides `row_bytes`.
+    /// Word width `W`; `None` tries every width (spec 2.4 allows a partial last word).
     pub word_width: Option<WordWidth>,
     /// Invariance threshold `t` in `(0.5, 1]`; `None` sweeps 0.70, 0.75, ..., 0.95 and 1.0.
     ///
@@ -76,14 +76,6 @@ impl EncodeOptions {
             ErrorCode::Limit,
             "row_bytes {row_bytes} exceeds the format limit 2^24"
         );
-        if let Some(w) = self.word_width {
-            ensure!(
-                w.divides(row_bytes),
-                ErrorCode::InvalidArgument,
-                "{}-bit words do not divide {row_bytes}-byte rows",
-                w.bits()
-            );
-        }
         if let Some(t) = self.threshold {
             ensure!(
                 t > 0.5 && t <= 1.0,
@@ -125,11 +117,12 @@ impl EncodeOptions {
         Ok(())
     }
 
-    /// The word widths the analysis tries for rows of `row_bytes` bytes, narrowest first.
-    pub fn candidate_widths(&self, row_bytes: u64) -> Vec<WordWidth> {
+    /// The word widths the analysis tries, narrowest first: every width (one that does not divide
+    /// the row makes its last word partial, spec 2.4), or the one asked for.
+    pub fn candidate_widths(&self) -> Vec<WordWidth> {
         match self.word_width {
             Some(w) => vec![w],
-            None => WordWidth::ALL.into_iter().filter(|w| w.divides(row_bytes)).collect(),
+            None => WordWidth::ALL.to_vec(),
         }
     }
 
@@ -167,10 +160,6 @@ mod tests {
         let ok = EncodeOptions::default();
         assert!(ok.validate(12).is_ok());
         let bad = [
-            EncodeOptions {
-                word_width: Some(WordWidth::W64),
-                ..ok.clone()
-            },
             EncodeOptions {
                 groups: 0,
                 ..ok.clone()

@@ -9,9 +9,15 @@ use ibp_format::{align_up, bail, ensure, ErrorCode, Result, WordWidth};
 pub use crate::fast::{decode_row, DecoderKind};
 
 /// The words of a row (spec 2.4): word `j` is the little-endian integer of bytes
-/// `j*W/8 .. (j+1)*W/8 - 1`. Trailing bytes that do not fill a word are ignored.
+/// `j*W/8 .. min((j+1)*W/8, row_bytes) - 1`; when `W/8` does not divide the row, the last word is
+/// partial and its missing high bytes are zero.
 pub fn words_of(row: &[u8], w: WordWidth) -> impl Iterator<Item = u64> + '_ {
-    row.chunks_exact(w.bytes()).map(read_word_le)
+    row.chunks(w.bytes()).map(read_word_le)
+}
+
+/// `n = ceil_div(row_bytes, W/8)`: words per row (spec 2.4).
+pub fn words_per_row(row_bytes: usize, w: WordWidth) -> usize {
+    row_bytes.div_ceil(w.bytes())
 }
 
 /// Reads a little-endian word of 1 to 8 bytes.
@@ -200,19 +206,13 @@ pub fn decode_row_oracle(
     out: &mut [u8],
 ) -> Result<()> {
     check_row_args(mask, bitval, w, row_bytes, align, out)?;
-    let n = row_bytes / w.bytes();
+    let n = words_per_row(row_bytes, w);
     let raw = raw_padded(row_bytes as u64, align);
     let len = record.len() as u64;
 
     // 6.1 raw rows.
     if len == raw {
-        out[..row_bytes].copy_from_slice(&record[..row_bytes]);
-        ensure!(
-            record[row_bytes..].iter().all(|&b| b == 0),
-            ErrorCode::Padding,
-            "raw record padding after {row_bytes} row bytes is not zero"
-        );
-        return Ok(());
+        return decode_raw_record(record, row_bytes, out);
     }
     ensure!(
         len < raw,
@@ -233,6 +233,7 @@ pub fn decode_row_oracle(
         }
     }
     let wb = w.bytes();
+    let mut last_word = 0;
     for j in 0..n {
         let m = mask[j] & w.full_mask();
         let f = if participation[j] {
@@ -251,7 +252,10 @@ pub fn decode_row_oracle(
         } else {
             field
         };
-        out[j * wb..(j + 1) * wb].copy_from_slice(&word.to_le_bytes()[..wb]);
+        // The last word may be partial (2.4): only its bytes inside the row are written.
+        let end = ((j + 1) * wb).min(row_bytes);
+        out[j * wb..end].copy_from_slice(&word.to_le_bytes()[..end - j * wb]);
+        last_word = word;
     }
     let t = reader.pos;
     let expected = coded_len(t, align);
@@ -267,6 +271,38 @@ pub fn decode_row_oracle(
             "padding bit {k} of a coded record of {t} bits is set"
         );
     }
+    check_partial_word(last_word, row_bytes, w)
+}
+
+/// A partial last word (2.4) must have no set bit above the row's bytes (`E_PADDING`).
+pub(crate) fn check_partial_word(last_word: u64, row_bytes: usize, w: WordWidth) -> Result<()> {
+    let inside = row_bytes - (words_per_row(row_bytes, w) - 1) * w.bytes();
+    if inside < w.bytes() {
+        ensure!(
+            last_word >> (8 * inside) == 0,
+            ErrorCode::Padding,
+            "partial last word 0x{last_word:x} has bits set above the row's last {inside} bytes"
+        );
+    }
+    Ok(())
+}
+
+/// Decodes a raw record (spec 6.1): the row's bytes, then zero padding (`E_PADDING`). The caller
+/// has checked that `record.len()` is `align_up(row_bytes, A)`.
+pub fn decode_raw_record(record: &[u8], row_bytes: usize, out: &mut [u8]) -> Result<()> {
+    ensure!(
+        record.len() >= row_bytes && out.len() >= row_bytes,
+        ErrorCode::InvalidArgument,
+        "raw record of {} bytes or output of {} bytes for a {row_bytes}-byte row",
+        record.len(),
+        out.len()
+    );
+    out[..row_bytes].copy_from_slice(&record[..row_bytes]);
+    ensure!(
+        record[row_bytes..].iter().all(|&b| b == 0),
+        ErrorCode::Padding,
+        "raw record padding after {row_bytes} row bytes is not zero"
+    );
     Ok(())
 }
 
@@ -292,12 +328,11 @@ pub(crate) fn check_row_args(
 
 /// Checks that Mask/Bitval, width, row size and alignment fit together (`E_INVALID_ARGUMENT`).
 pub(crate) fn check_group_args(mask: &[u64], bitval: &[u64], w: WordWidth, row_bytes: usize, align: u64) -> Result<()> {
-    let n = row_bytes / w.bytes();
+    let n = words_per_row(row_bytes, w);
     ensure!(
-        row_bytes >= 1 && w.divides(row_bytes as u64),
+        row_bytes >= 1,
         ErrorCode::InvalidArgument,
-        "{row_bytes}-byte rows do not split into {}-bit words",
-        w.bits()
+        "rows must have at least 1 byte"
     );
     ensure!(
         mask.len() >= n && bitval.len() >= n,

@@ -21,7 +21,12 @@ proptest! {
         let meta = reparse(&chunk, row_bytes);
         prop_assert_eq!(&meta, &chunk.meta);
         prop_assert_eq!(meta.align_log2, opts.align_log2);
-        prop_assert_eq!(meta.group_count, opts.groups);
+        // One group may become a raw chunk (G = 0) when masks do not pay for themselves.
+        if opts.groups == 1 {
+            prop_assert!(meta.group_count <= 1);
+        } else {
+            prop_assert_eq!(meta.group_count, opts.groups);
+        }
         if let Some(w) = opts.word_width {
             prop_assert_eq!(meta.word_width, w);
         }
@@ -62,12 +67,8 @@ proptest! {
         all_ones in any::<bool>(),
         bitval_seed in any::<u64>(),
     ) {
-        let widths: Vec<WordWidth> = WordWidth::ALL
-            .into_iter()
-            .filter(|w| w.divides(row_bytes as u64))
-            .collect();
-        let w = widths[w_pick % widths.len()];
-        let n = row_bytes / w.bytes();
+        let w = WordWidth::ALL[w_pick];
+        let n = ibp_codec::row::words_per_row(row_bytes, w);
         let mask = if all_ones { u64::MAX } else { 0 };
         // With an all-ones mask every matching word has 0 free bits: use a real row as Bitval so
         // that some rows match.
@@ -245,5 +246,55 @@ fn large_gathers_split_over_threads_keep_the_order() {
     for (i, &r) in wanted.iter().enumerate() {
         let r = r as usize;
         assert_eq!(out[i * 16..(i + 1) * 16], rows[r * 16..(r + 1) * 16]);
+    }
+}
+
+/// Incompressible rows and tiny tensors become raw chunks (spec 5.5), which decode like any other
+/// chunk and are smaller than a one-group chunk of the same rows.
+#[test]
+fn incompressible_and_tiny_data_make_raw_chunks() {
+    let mut rng = Rng(77);
+    let random: Vec<u8> = (0..64 * 300).map(|_| rng.next() as u8).collect();
+    let tiny = 0x3F80_0000u32.to_le_bytes().to_vec();
+    for (rows, row_bytes) in [(random, 64), (tiny, 4)] {
+        let chunk = encode_chunk(&rows, row_bytes, &EncodeOptions::default());
+        assert_eq!(chunk.meta.group_count, 0, "{row_bytes}-byte rows");
+        assert!(chunk.meta.masks.is_empty());
+        let meta = reparse(&chunk, row_bytes);
+        let forced = ibp_codec::analysis::ChunkPlan::single_group(
+            meta.word_width,
+            vec![0; meta.words_per_row as usize],
+            vec![0; meta.words_per_row as usize],
+        );
+        let one_group = encode_chunk_with_plan(&rows, row_bytes, &forced, 0);
+        assert!(
+            meta.to_bytes(32).len() + chunk.payload.len() < one_group.meta.to_bytes(32).len() + one_group.payload.len()
+        );
+        for kind in [DecoderKind::Oracle, DecoderKind::Fast] {
+            let mut out = vec![0u8; rows.len()];
+            decode_chunk(&meta, &chunk.payload, kind, &mut out).unwrap();
+            assert_eq!(out, rows);
+            let mut one = vec![0u8; row_bytes];
+            decode_chunk_rows(&meta, &chunk.payload, &[0], kind, &mut one).unwrap();
+            assert_eq!(one, rows[..row_bytes]);
+        }
+    }
+}
+
+/// A raw chunk whose record is not raw-length is rejected (`E_ROW_LENGTH`), even when the
+/// metadata was built by hand rather than parsed.
+#[test]
+fn raw_chunk_rows_must_be_raw() {
+    let rows: Vec<u8> = (0..32u8).collect();
+    let plan = ibp_codec::analysis::ChunkPlan::raw_chunk(WordWidth::W32, 4, 8, 1);
+    let mut chunk = encode_chunk_with_plan(&rows, 8, &plan, 0);
+    assert_eq!(chunk.meta.group_count, 0);
+    // Move one byte from row 1's record to row 0's: lengths 9 and 7.
+    chunk.meta.row_offsets[1] = 9;
+    for kind in [DecoderKind::Oracle, DecoderKind::Fast] {
+        let mut out = vec![0u8; 32];
+        let e = decode_chunk(&chunk.meta, &chunk.payload, kind, &mut out).unwrap_err();
+        assert_eq!(e.code, ErrorCode::RowLength, "{e}");
+        assert!(e.detail.starts_with("row 0"), "{e}");
     }
 }
