@@ -43,8 +43,10 @@ fn manifest_is_well_formed_and_cites_existing_clauses() {
     let spec = std::fs::read_to_string(workspace_root().join("spec/SPEC.md")).unwrap();
     let clauses = ibp_conformance::stats::spec_clauses(&spec);
     let mut ids = HashSet::new();
+    let retired: HashSet<&str> = m.retired.iter().map(|r| r.id.as_str()).collect();
     for rec in &m.vectors {
         assert!(ids.insert(rec.id.clone()), "{} listed twice", rec.id);
+        assert!(!retired.contains(rec.id.as_str()), "{} is a retired id", rec.id);
         let (prefix, number) = rec.id.split_at(2);
         assert!(
             number.len() == 4 && number.bytes().all(|b| b.is_ascii_digit()),
@@ -204,6 +206,7 @@ fn vectors_cover_every_feature_and_error_code() {
     let (mut zero_entries, mut empty_entry, mut later_minor, mut optional_bits, mut multi_chunk) =
         (false, false, false, false, false);
     let mut dtypes = BTreeSet::new();
+    let mut partial_words = false;
     for rec in m.vectors.iter().filter(|r| r.outcome == Outcome::Valid) {
         let bytes = load_vector(&root, rec).unwrap();
         let mut r = ContainerReader::open(std::io::Cursor::new(bytes)).unwrap();
@@ -219,6 +222,7 @@ fn vectors_cover_every_feature_and_error_code() {
             for c in 0..info.chunks.len() {
                 let meta = r.chunk_meta(e, c).unwrap();
                 widths.insert(meta.word_width.bits());
+                partial_words |= !meta.word_width.divides(info.row_bytes);
                 aligns.insert(meta.align_log2);
                 groups.insert(meta.group_count);
                 length_widths.insert(meta.length_bytes);
@@ -235,9 +239,10 @@ fn vectors_cover_every_feature_and_error_code() {
     assert_eq!(widths, BTreeSet::from([8, 16, 32, 64]));
     assert_eq!(aligns, (0..=7).collect());
     assert!(
-        groups.contains(&1) && groups.contains(&256) && groups.iter().any(|&g| g > 1 && g < 256),
+        groups.contains(&0) && groups.contains(&1) && groups.contains(&256) && groups.iter().any(|&g| g > 1 && g < 256),
         "{groups:?}"
     );
+    assert!(partial_words, "no chunk with a partial last word");
     assert_eq!(length_widths, BTreeSet::from([1, 2, 4]));
     for len in [1, 7, 8, 31, 32, 33, 4096] {
         assert!(row_bytes.contains(&len), "no valid vector has {len}-byte rows");
@@ -259,4 +264,56 @@ fn vectors_cover_every_feature_and_error_code() {
     }
     let total: u64 = m.vectors.iter().map(|r: &VectorRecord| r.file_len).sum();
     assert!(total < 2 << 20, "vectors take {total} bytes, over the 2 MiB budget");
+}
+
+/// Partial decoding (spec 9.3): gathering every row of each valid vector's entries in reverse order
+/// gives the listed bytes, row for row, with both CPU decoders.
+#[test]
+fn gathers_of_valid_vectors_return_the_listed_rows() {
+    let root = conformance_dir();
+    for rec in manifest().vectors.iter().filter(|r| r.outcome == Outcome::Valid) {
+        let bytes = load_vector(&root, rec).unwrap();
+        let expected = decoded_entries(&bytes);
+        let mut r = ContainerReader::open(std::io::Cursor::new(bytes)).unwrap();
+        for (e, want) in expected.iter().enumerate() {
+            let rows: Vec<u64> = (0..want.row_count()).rev().collect();
+            let rb = want.row_bytes as usize;
+            let reversed: Vec<u8> = want.data.chunks(rb).rev().flatten().copied().collect();
+            for kind in [DecoderKind::Oracle, DecoderKind::Fast] {
+                let got = r
+                    .gather(e, &rows, kind)
+                    .unwrap_or_else(|err| panic!("{} entry {e}: {err}", rec.id));
+                assert!(got == reversed, "{} entry {e} ({kind:?}): gathered rows differ", rec.id);
+            }
+        }
+    }
+}
+
+/// Partial decoding must still check every structural rule of what it decodes (spec 9.3): gathering
+/// all rows of every entry of an invalid vector fails with the listed code. Payload-CRC vectors are
+/// left out: a gather MAY skip `payload_crc`.
+#[test]
+fn gathers_of_invalid_vectors_report_the_listed_code() {
+    let root = conformance_dir();
+    for rec in manifest().vectors.iter().filter(|r| r.outcome == Outcome::Invalid) {
+        let want = rec.error.as_deref().unwrap();
+        if want == "E_PAYLOAD_CRC" {
+            continue;
+        }
+        let bytes = load_vector(&root, rec).unwrap();
+        for kind in [DecoderKind::Oracle, DecoderKind::Fast] {
+            let got = (|| {
+                let mut r = ContainerReader::open(std::io::Cursor::new(&bytes))?;
+                for e in 0..r.entries().len() {
+                    let rows: Vec<u64> = (0..r.entries()[e].row_count).collect();
+                    r.gather(e, &rows, kind)?;
+                }
+                Ok::<_, ibp_format::FormatError>(())
+            })();
+            match got {
+                Err(e) if e.code.as_str() == want => {}
+                other => panic!("{} ({kind:?}): gather gave {other:?}, expected {want}", rec.id),
+            }
+        }
+    }
 }

@@ -78,7 +78,7 @@ pub struct ChunkSpec {
     pub word: WordWidth,
     /// `align_log2` (`A = 2^align_log2`).
     pub align_log2: u8,
-    /// Number of groups `G`.
+    /// Number of groups `G`; 0 makes a raw chunk (spec 5.5: no masks, every row raw).
     pub groups: u32,
     /// `Mask[g][j]` at `g * n + j`.
     pub masks: Vec<u64>,
@@ -96,11 +96,19 @@ pub struct ChunkSpec {
     /// `length_base`; `None` uses the smallest record length (in units of `A`).
     pub length_base: Option<u32>,
     /// Invalid-vector helper: `(row, delta)` lengthens (or shortens) a coded row's record by
-    /// `delta * A` bytes after coding, keeping the record coded.
+    /// `delta * A` bytes after coding, keeping the record coded (in a raw chunk: the raw record).
     pub record_delta_units: Vec<(usize, i64)>,
 }
 
 impl ChunkSpec {
+    /// A raw chunk (`G = 0`, spec 5.5) with word width `word` and alignment `2^align_log2`.
+    pub fn raw(word: WordWidth, align_log2: u8) -> Self {
+        ChunkSpec {
+            groups: 0,
+            ..ChunkSpec::single(word, align_log2, Vec::new(), Vec::new())
+        }
+    }
+
     /// A chunk of `G = 1` with the given masks and bitvals and no special choices.
     pub fn single(word: WordWidth, align_log2: u8, masks: Vec<u64>, bitvals: Vec<u64>) -> Self {
         ChunkSpec {
@@ -138,11 +146,18 @@ impl ChunkSpec {
     }
 }
 
-/// Reads word `j` (little-endian, `W/8` bytes) of `row`.
+/// Words per row (spec 2.4): `ceil_div(row_bytes, W/8)`; the last word may be partial.
+pub fn words_per_row(row_bytes: usize, word: WordWidth) -> usize {
+    row_bytes.div_ceil(word.bytes())
+}
+
+/// Reads word `j` (little-endian, `W/8` bytes) of `row`; a partial last word (spec 2.4) has its
+/// missing high bytes zero.
 pub fn word_at(row: &[u8], word: WordWidth, j: usize) -> u64 {
     let w = word.bytes();
+    let end = ((j + 1) * w).min(row.len());
     let mut b = [0u8; 8];
-    b[..w].copy_from_slice(&row[j * w..(j + 1) * w]);
+    b[..end - j * w].copy_from_slice(&row[j * w..end]);
     u64::from_le_bytes(b)
 }
 
@@ -158,7 +173,7 @@ pub fn analyse(
     group_ids: &[u8],
     threshold: f64,
 ) -> (Vec<u64>, Vec<u64>) {
-    let n = row_bytes / word.bytes();
+    let n = words_per_row(row_bytes, word);
     let bits = word.bits() as usize;
     let mut masks = vec![0u64; groups as usize * n];
     let mut bitvals = vec![0u64; groups as usize * n];
@@ -491,8 +506,7 @@ pub struct Built {
 pub fn build_chunk(at: u64, rows: &[u8], row_bytes: usize, spec: &ChunkSpec) -> (Vec<u8>, ChunkLayout) {
     let word = spec.word;
     let w = word.bytes();
-    let n = row_bytes / w;
-    assert_eq!(n * w, row_bytes, "word width must divide the row");
+    let n = words_per_row(row_bytes, word);
     let g_count = spec.groups as usize;
     assert_eq!(spec.masks.len(), g_count * n);
     assert_eq!(spec.bitvals.len(), g_count * n);
@@ -504,6 +518,20 @@ pub fn build_chunk(at: u64, rows: &[u8], row_bytes: usize, spec: &ChunkSpec) -> 
     // Row records.
     let mut records: Vec<(Vec<u8>, bool, u64)> = Vec::with_capacity(row_count);
     for (i, row) in rows.chunks(row_bytes).enumerate() {
+        if g_count == 0 {
+            // A raw chunk (spec 5.5): every row raw. `record_delta_units` may break that rule.
+            let delta = spec
+                .record_delta_units
+                .iter()
+                .find(|(r, _)| *r == i)
+                .map_or(0, |(_, d)| *d);
+            let len = (raw_padded as i64 + delta * align as i64) as usize;
+            assert!(len >= 1);
+            let mut rec = row.to_vec();
+            rec.resize(len, 0);
+            records.push((rec, true, 8 * row_bytes as u64));
+            continue;
+        }
         let g = if g_count > 1 { spec.group_ids[i] as usize } else { 0 };
         let stream = code_row(
             row,

@@ -37,6 +37,14 @@ pub fn notes() -> Vec<String> {
     .collect()
 }
 
+/// Ids withdrawn during the draft (never reused).
+pub fn retired() -> Vec<RetiredId> {
+    vec![RetiredId {
+        id: "x-0081".into(),
+        reason: "group_count 0 was E_CHUNK_HEADER; it became a raw chunk (spec 5.5): see v-0048, x-0112, x-0113".into(),
+    }]
+}
+
 /// Every vector, valid then invalid, with `data_dir` holding the real-data sample tables.
 pub fn all_vectors(data_dir: &Path) -> Vec<Vector> {
     let mut v = crate::valid::valid_vectors(data_dir);
@@ -123,7 +131,11 @@ pub fn generate(data_dir: &Path) -> BTreeMap<String, Vec<u8>> {
             .to_owned(),
         notes: notes(),
         vectors: records,
+        retired: retired(),
     };
+    for r in &manifest.retired {
+        assert!(!seen.contains(r.id.as_str()), "retired id {} is used again", r.id);
+    }
     let mut json = serde_json::to_string_pretty(&manifest).expect("manifest serialises");
     json.push('\n');
     files.insert("manifest.json".to_owned(), json.into_bytes());

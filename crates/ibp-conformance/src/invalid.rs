@@ -84,7 +84,9 @@ pub fn base() -> Built {
         "base chunk 0 needs padding before its payload"
     );
     assert!(
-        !t0.records[0].raw && !t0.records[0].used_bits.is_multiple_of(8) && t0.records[0].len * 8 > t0.records[0].used_bits + 8
+        !t0.records[0].raw
+            && !t0.records[0].used_bits.is_multiple_of(8)
+            && t0.records[0].len * 8 > t0.records[0].used_bits + 8
     );
     assert!(!t0.records[1].raw && t0.records[2].raw);
     let u = &b.layout.chunks[1][0];
@@ -859,16 +861,7 @@ pub fn invalid_vectors() -> Vec<Vector> {
         E::ChunkHeader,
         "chunk 0 length_bytes = 0",
     ));
-    v.push(chunk_patch(
-        "x-0081",
-        "group_count 0",
-        &["5.1"],
-        &t0,
-        c0 + 8,
-        &[0, 0],
-        E::ChunkHeader,
-        "chunk 0 group_count = 0",
-    ));
+    // x-0081 (group_count 0 -> E_CHUNK_HEADER) is retired: G = 0 became a raw chunk (spec 5.5); x-0112.
     v.push(chunk_patch(
         "x-0082",
         "group_count 257",
@@ -1201,5 +1194,98 @@ pub fn invalid_vectors() -> Vec<Vector> {
         E::RowLength,
         "entry 1 row 2 record one byte short",
     ));
+
+    // --- Raw chunks (spec 5.5) and partial last words (spec 2.4) ---
+    v.push(chunk_patch(
+        "x-0112",
+        "group_count 0 (a raw chunk) in a chunk whose meta_len still counts 2 groups of masks, bitvals and group ids",
+        &["5.1", "5.2", "5.5"],
+        &t0,
+        c0 + 8,
+        &[0, 0],
+        E::Layout,
+        "chunk 0 group_count = 0: meta_len 86 != 3",
+    ));
+    v.push(invalid(
+        "x-0113",
+        "a raw chunk (G = 0) with a 19-byte record for a 20-byte row",
+        &["5.5", "5.3"],
+        build_file(&raw_chunk_spec(vec![(1, -1)])).bytes,
+        E::RowLength,
+        "raw chunk row 1 record 19 bytes, align_up(row_bytes, A) = 20",
+    ));
+    let (spec, field_bit) = partial_word_spec(true);
+    let built = build_file(&spec);
+    let pc = built.layout.chunks[0][0].clone();
+    let at = pc.records[0].at + field_bit / 8;
+    v.push(invalid(
+        "x-0114",
+        "a partial last word (3 of 4 bytes, W = 32 over 7-byte rows) stored whole (P = 0) with its high byte non-zero",
+        &["2.4", "6.2", "1.5"],
+        patched(&built, |x| {
+            x[at as usize] ^= 1 << (field_bit % 8);
+            fix_payload_crc(x, &pc);
+        }),
+        E::Padding,
+        "row 0 word 1 field bit 24 (byte 3 of a 3-byte partial word) set",
+    ));
+    let (spec, _) = partial_word_spec(false);
+    let built = build_file(&spec);
+    let pc = built.layout.chunks[0][0].clone();
+    v.push(invalid(
+        "x-0115",
+        "a Bitval bit above the row's bytes in a partial last word (inside its Mask): coded rows decode past the row",
+        &["2.4", "2.6", "6.2", "1.5"],
+        patched(&built, |x| {
+            x[(pc.bitvals_at + 4 + 3) as usize] |= 0x80;
+            fix_chunk_crc(x, &pc);
+        }),
+        E::Padding,
+        "Bitval[0][1] bit 31 set: row 0 decodes word 1 with a bit above the row's 7 bytes",
+    ));
     v
+}
+
+/// One f32 `[4, 5]` entry in a raw chunk (`G = 0`, `A = 1`), with `record_delta_units` applied.
+pub fn raw_chunk_spec(deltas: Vec<(usize, i64)>) -> FileSpec {
+    let mut rng = SplitMix64::new(0x1B9_0003);
+    let data = rng.bytes(80);
+    let mut chunk = ChunkSpec::raw(WordWidth::W32, 0);
+    chunk.record_delta_units = deltas;
+    FileSpec {
+        header: HeaderFields::default(),
+        entries: vec![EntrySpec {
+            name: b"raw".to_vec(),
+            dtype: Dtype::F32,
+            shape: vec![4, 5],
+            row_bytes: 20,
+            data,
+            chunks: vec![(4, chunk)],
+        }],
+    }
+}
+
+/// One u8 `[6, 7]` entry coded with `W = 32` (2 words, the second partial: 3 bytes), exact masks;
+/// with `decline`, word 1 is always stored whole (P = 0). Returns the spec and the stream bit of
+/// row 0's word-1 field bit 24 (the partial word's first bit above the row).
+pub fn partial_word_spec(decline: bool) -> (FileSpec, u64) {
+    let mut rng = SplitMix64::new(0x1B9_0004);
+    let data = near_rows(&mut rng, 6, 7, 1, &[]);
+    let mut chunk = ChunkSpec::analysed(&data, 7, WordWidth::W32, 0, 1, 1.0);
+    if decline {
+        chunk.decline_words = vec![1];
+    }
+    let f0 = 32 - chunk.masks[0].count_ones() as u64;
+    let spec = FileSpec {
+        header: HeaderFields::default(),
+        entries: vec![EntrySpec {
+            name: b"partial".to_vec(),
+            dtype: Dtype::U8,
+            shape: vec![6, 7],
+            row_bytes: 7,
+            data,
+            chunks: vec![(6, chunk)],
+        }],
+    };
+    (spec, 2 + f0 + 24)
 }

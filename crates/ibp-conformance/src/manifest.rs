@@ -21,8 +21,20 @@ pub struct Manifest {
     pub generator: String,
     /// Remarks that apply to the whole set (rules a vector cannot express, omissions).
     pub notes: Vec<String>,
-    /// Every vector, valid ones first, each in id order.
+    /// Every vector, sorted by id.
     pub vectors: Vec<VectorRecord>,
+    /// Ids withdrawn before a release, never to be used again.
+    #[serde(default)]
+    pub retired: Vec<RetiredId>,
+}
+
+/// A withdrawn id.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RetiredId {
+    /// The id.
+    pub id: String,
+    /// Why it was withdrawn.
+    pub reason: String,
 }
 
 /// The expected result of decoding a vector.

@@ -708,6 +708,47 @@ pub fn valid_vectors(data_dir: &std::path::Path) -> Vec<Vector> {
         &["5", "5.4", "6.1", "6.2", "7"],
         &crate::invalid::base_spec(),
     ));
+
+    // Partial last words (spec 2.4): W/8 does not divide row_bytes.
+    let d1 = near_rows(&mut rng, 9, 7, 1, &[4]);
+    let d2: Vec<u8> = (0..8 * 33).map(|_| (rng.below(3) == 0) as u8).collect();
+    let d3 = embedding_rows(&mut rng, 6, 5, 0.5, 12, &[2]);
+    v.push(valid_from_spec(
+        "v-0047",
+        "partial last words: W=32 over 7-byte u8 rows (last word 3 bytes), W=64 over 33-byte bool rows (last word 1 byte), W=64 over 20-byte f32 rows with A = 4",
+        &["2.4", "5.1", "6.2"],
+        &file(vec![
+            one_chunk_entry("u8x7", Dtype::U8, &[9, 7], 7, d1.clone(), ChunkSpec::analysed(&d1, 7, WordWidth::W32, 0, 1, 1.0)),
+            one_chunk_entry("boolx33", Dtype::Bool, &[8, 33], 33, d2.clone(), ChunkSpec::analysed(&d2, 33, WordWidth::W64, 0, 1, 1.0)),
+            one_chunk_entry("f32x5", Dtype::F32, &[6, 5], 20, d3.clone(), ChunkSpec::analysed(&d3, 20, WordWidth::W64, 2, 1, 0.9)),
+        ]),
+    ));
+    v.push(valid_from_spec(
+        "v-0048",
+        "a raw chunk (G = 0): no masks, every row raw",
+        &["5.1", "5.2", "5.5"],
+        &crate::invalid::raw_chunk_spec(Vec::new()),
+    ));
+    let d = embedding_rows(&mut rng, 12, 6, 0.5, 12, &[]);
+    let mut e = chunked_entry(
+        "mixed_raw",
+        Dtype::F32,
+        &[12, 6],
+        24,
+        d,
+        &[
+            (4, WordWidth::W32, 0, 1, 1.0),
+            (5, WordWidth::W16, 0, 1, 1.0),
+            (3, WordWidth::W64, 3, 1, 1.0),
+        ],
+    );
+    e.chunks[1].1 = ChunkSpec::raw(WordWidth::W16, 4);
+    v.push(valid_from_spec(
+        "v-0049",
+        "an entry whose middle chunk is raw (G = 0, A = 16, padded records) between coded chunks; the last chunk has W=64 over 24-byte rows",
+        &["2.4", "2.5", "5.5", "5.4"],
+        &file(vec![e]),
+    ));
     v
 }
 

@@ -89,7 +89,7 @@ pub fn options_for(spec: &FileSpec) -> OptionsRecord {
         word_width: word_width.map(|w| w.bits()),
         threshold: Some(1.0),
         sample_fraction: None,
-        groups: first.map_or(1, |(_, c)| c.groups),
+        groups: first.map_or(1, |(_, c)| c.groups.max(1)),
         align_log2: first.map_or(0, |(_, c)| c.align_log2),
         chunk_rows: first.map(|(r, _)| *r),
         minor_version: spec.header.minor,
