@@ -98,6 +98,11 @@ pub fn plan_chunk(rows: &[u8], row_bytes: usize, opts: &EncodeOptions) -> ChunkP
     assert!(row_bytes > 0 && rows.len().is_multiple_of(row_bytes) && !rows.is_empty());
     opts.validate(row_bytes as u64).expect("plan_chunk needs valid options");
     let row_count = rows.len() / row_bytes;
+    if opts.groups == 0 {
+        // Raw chunks asked for: nothing to analyse.
+        let w = opts.word_width.unwrap_or(WordWidth::W8);
+        return ChunkPlan::raw_chunk(w, row_count as u64, row_bytes, 1u64 << opts.align_log2);
+    }
     let sample = sample_rows(row_count, opts.sample_fraction);
     let align = 1u64 << opts.align_log2;
     let counts = count_bits(rows, row_bytes, &sample);

@@ -4,9 +4,9 @@
 use crate::analysis::{plan_chunk, ChunkPlan};
 use crate::fast::{DecoderKind, RowDecoder, RowEncoder};
 use crate::options::EncodeOptions;
-use crate::row::{decode_raw_record, decode_row_oracle, raw_padded, words_per_row};
+use crate::row::{decode_row_oracle, raw_padded, words_per_row};
 use ibp_format::{
-    bail, ensure, ChunkMeta, ErrorCode, FormatError, Result, MAX_ALIGN_LOG2, MAX_CHUNK_DECODED_BYTES, MAX_GROUPS,
+    ensure, ChunkMeta, ErrorCode, FormatError, Result, MAX_ALIGN_LOG2, MAX_CHUNK_DECODED_BYTES, MAX_GROUPS,
     MAX_ROWS_PER_CHUNK,
 };
 use rayon::prelude::*;
@@ -203,7 +203,8 @@ fn decode_one(
     let range = meta.record_range(row);
     let row_bytes = meta.row_bytes() as usize;
     let result = if meta.is_raw_chunk() {
-        decode_raw_chunk_row(&payload[range], row_bytes, meta.raw_padded(), out)
+        crate::row::decode_raw_chunk_row(&payload[range], &[], &[], row_bytes, meta.align(), out)
+            .expect("no masks: a raw-chunk row")
     } else {
         let g = meta.group_of(row);
         match kind {
@@ -220,18 +221,6 @@ fn decode_one(
         }
     };
     result.map_err(|e| e.at(format_args!("row {row}")))
-}
-
-/// A row of a raw chunk (spec 5.5): its record must be raw.
-fn decode_raw_chunk_row(record: &[u8], row_bytes: usize, raw: u64, out: &mut [u8]) -> Result<()> {
-    if record.len() as u64 != raw {
-        bail!(
-            ErrorCode::RowLength,
-            "record of {} bytes in a raw chunk is not the raw length {raw}",
-            record.len()
-        );
-    }
-    decode_raw_record(record, row_bytes, out)
 }
 
 /// Decodes a whole chunk into `out` (`row_count * row_bytes` bytes, else `E_INVALID_ARGUMENT`):

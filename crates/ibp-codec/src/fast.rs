@@ -74,7 +74,8 @@ impl BitOps for Portable {
 }
 
 /// Decodes one row record, with the chosen decoder. Same contract as
-/// [`decode_row_oracle`]: `record.len()` is the record length from the row index.
+/// [`decode_row_oracle`]: `record.len()` is the record length from the row index; empty `mask`
+/// and `bitval` mean a raw chunk (spec 5.5), whose records must be raw.
 #[allow(clippy::too_many_arguments)]
 pub fn decode_row(
     kind: DecoderKind,
@@ -88,7 +89,10 @@ pub fn decode_row(
 ) -> Result<()> {
     match kind {
         DecoderKind::Oracle => decode_row_oracle(record, mask, bitval, w, row_bytes, align, out),
-        DecoderKind::Fast => RowDecoder::new(mask, bitval, w, row_bytes, align)?.decode(record, &mut out[..]),
+        DecoderKind::Fast => match crate::row::decode_raw_chunk_row(record, mask, bitval, row_bytes, align, out) {
+            Some(result) => result,
+            None => RowDecoder::new(mask, bitval, w, row_bytes, align)?.decode(record, &mut out[..]),
+        },
     }
 }
 
@@ -110,7 +114,8 @@ struct Tables {
     free: Vec<u8>,
     /// What the decoder's loop needs per position, side by side.
     entries: Vec<DecodeEntry>,
-    /// The Bitvals as row bytes (`n * W / 8`): the row if every word matched with no free bits.
+    /// The Bitvals as bytes (`n * W / 8`): the words of a row whose every word matched with no free
+    /// bits.
     bitval_bytes: Vec<u8>,
     /// Free bits of each block of 64 positions.
     block_free_bits: Vec<u64>,
@@ -191,7 +196,7 @@ pub struct RowDecoder {
 }
 
 impl RowDecoder {
-    /// Prepares a decoder for `n = row_bytes * 8 / W` words of Mask/Bitval
+    /// Prepares a decoder for `n = ceil(row_bytes / (W/8))` words of Mask/Bitval
     /// (`E_INVALID_ARGUMENT` if the arguments do not fit together).
     pub fn new(mask: &[u64], bitval: &[u64], w: WordWidth, row_bytes: usize, align: u64) -> Result<RowDecoder> {
         Ok(RowDecoder {

@@ -26,8 +26,10 @@ pub struct EncodeOptions {
     /// `None` analyses every row; `Some(f)` estimates masks from `ceil(f * N)` evenly strided rows
     /// (at least `min(N, 64)`), `f` in `(0, 1]`.
     pub sample_fraction: Option<f64>,
-    /// Number of Mask/Bitval groups per chunk, `1..=256`. With `k > 1` exactly `k` groups are
-    /// written (rows are assigned by their real coded size; unused groups get Mask 0, Bitval 0).
+    /// Number of Mask/Bitval groups per chunk, `0..=256`. `1` (the default) writes one group, or a
+    /// raw chunk where that is no larger; with `k > 1` exactly `k` groups are written (rows are
+    /// assigned by their real coded size; unused groups get Mask 0, Bitval 0); `0` writes raw
+    /// chunks (spec 5.5: no masks, every row stored raw).
     pub groups: u32,
     /// Row alignment `A = 2^align_log2`, `0..=7` (0 gives the smallest file; 4 suits 16-byte loads).
     pub align_log2: u8,
@@ -91,9 +93,9 @@ impl EncodeOptions {
             );
         }
         ensure!(
-            self.groups >= 1 && self.groups <= MAX_GROUPS,
+            self.groups <= MAX_GROUPS,
             ErrorCode::InvalidArgument,
-            "groups {} is not in 1..=256",
+            "groups {} is not in 0..=256",
             self.groups
         );
         ensure!(
@@ -160,10 +162,6 @@ mod tests {
         let ok = EncodeOptions::default();
         assert!(ok.validate(12).is_ok());
         let bad = [
-            EncodeOptions {
-                groups: 0,
-                ..ok.clone()
-            },
             EncodeOptions {
                 groups: 257,
                 ..ok.clone()

@@ -2,7 +2,8 @@
 //!
 //! Laid out like the spec and written bit by bit; the fast paths in [`crate::fast`] are tested
 //! against these functions. `mask`, `bitval` are the `n` words of one group (only the low `W` bits
-//! are used); a row is `row_bytes = n * W / 8` bytes.
+//! are used); a row of `row_bytes` bytes has `n = ceil(row_bytes / (W/8))` words, the last one
+//! partial when `W/8` does not divide `row_bytes` (spec 2.4).
 
 use ibp_format::{align_up, bail, ensure, ErrorCode, Result, WordWidth};
 
@@ -196,6 +197,9 @@ impl BitReader<'_> {
 /// raw iff that equals `align_up(row_bytes, A)` (spec 6.1). A coded record must have length
 /// `align_up(ceil_div(T, 8), A)` (`E_ROW_LENGTH`); raw tails and coded padding bits must be zero
 /// (`E_PADDING`). On success exactly `row_bytes` bytes of `out` are written.
+///
+/// Empty `mask` and `bitval` mean a raw chunk (spec 5.5, `G = 0`): the record must be raw
+/// (`E_ROW_LENGTH` otherwise).
 pub fn decode_row_oracle(
     record: &[u8],
     mask: &[u64],
@@ -205,6 +209,9 @@ pub fn decode_row_oracle(
     align: u64,
     out: &mut [u8],
 ) -> Result<()> {
+    if let Some(result) = decode_raw_chunk_row(record, mask, bitval, row_bytes, align, out) {
+        return result;
+    }
     check_row_args(mask, bitval, w, row_bytes, align, out)?;
     let n = words_per_row(row_bytes, w);
     let raw = raw_padded(row_bytes as u64, align);
@@ -285,6 +292,40 @@ pub(crate) fn check_partial_word(last_word: u64, row_bytes: usize, w: WordWidth)
         );
     }
     Ok(())
+}
+
+/// A row of a raw chunk (spec 5.5), which the row decoders are given as empty `mask` and
+/// `bitval`: `None` if the masks are not empty, else the result of decoding the record, which
+/// must be raw (`E_ROW_LENGTH`).
+pub(crate) fn decode_raw_chunk_row(
+    record: &[u8],
+    mask: &[u64],
+    bitval: &[u64],
+    row_bytes: usize,
+    align: u64,
+    out: &mut [u8],
+) -> Option<Result<()>> {
+    if !(mask.is_empty() && bitval.is_empty()) {
+        return None;
+    }
+    Some(decode_raw_only(record, row_bytes, align, out))
+}
+
+/// Decodes a record that must be raw (`E_ROW_LENGTH` otherwise).
+fn decode_raw_only(record: &[u8], row_bytes: usize, align: u64, out: &mut [u8]) -> Result<()> {
+    ensure!(
+        row_bytes >= 1 && align.is_power_of_two() && align <= 128,
+        ErrorCode::InvalidArgument,
+        "{row_bytes}-byte rows with alignment {align}"
+    );
+    let raw = raw_padded(row_bytes as u64, align);
+    ensure!(
+        record.len() as u64 == raw,
+        ErrorCode::RowLength,
+        "record of {} bytes in a raw chunk (no masks) is not the raw length {raw}",
+        record.len()
+    );
+    decode_raw_record(record, row_bytes, out)
 }
 
 /// Decodes a raw record (spec 6.1): the row's bytes, then zero padding (`E_PADDING`). The caller

@@ -275,3 +275,38 @@ fn fully_invariant_blocks_decode_exactly() {
         }
     }
 }
+
+/// Empty Mask/Bitval mean a raw chunk (spec 5.5): raw records decode, any other length is
+/// `E_ROW_LENGTH`, with both decoders.
+#[test]
+fn rows_of_raw_chunks_decode_without_masks() {
+    for kind in [DecoderKind::Oracle, DecoderKind::Fast] {
+        let mut out = [0u8; 5];
+        decode_row(
+            kind,
+            &[1, 2, 3, 4, 5, 0, 0, 0],
+            &[],
+            &[],
+            WordWidth::W32,
+            5,
+            8,
+            &mut out,
+        )
+        .unwrap();
+        assert_eq!(out, [1, 2, 3, 4, 5]);
+        let e = decode_row(
+            kind,
+            &[1, 2, 3, 4, 5, 0, 0, 1],
+            &[],
+            &[],
+            WordWidth::W32,
+            5,
+            8,
+            &mut out,
+        )
+        .unwrap_err();
+        assert_eq!(e.code, ErrorCode::Padding);
+        let e = decode_row(kind, &[1, 2, 3], &[], &[], WordWidth::W32, 5, 1, &mut out).unwrap_err();
+        assert_eq!(e.code, ErrorCode::RowLength);
+    }
+}
