@@ -104,16 +104,33 @@ struct GmemRecord {
 
 // ---- decoding one coded record (spec 6.2) ------------------------------------------------------
 
+// Stores word j (WB bytes, or its low `nbytes` bytes for a partial last word) at dst.
+template <int WB>
+__device__ __forceinline__ void store_word(ibp_u8* dst, ibp_u32 j, typename Word<WB>::R w, ibp_u32 nbytes, bool aligned) {
+    typedef typename Word<WB>::T T;
+    if (aligned && nbytes == WB) {
+        ((T*)dst)[j] = (T)w;
+        return;
+    }
+    ibp_u8* p = dst + (ibp_u64)j * WB;
+    for (ibp_u32 b = 0; b < nbytes; b++) p[b] = (ibp_u8)(w >> (8 * b));
+}
+
+// Decodes one coded record of a row of row_bytes bytes (n = ceil(row_bytes / WB) words, the last one
+// partial when WB does not divide row_bytes, spec 2.4) into dst.
 template <int WB, class Rec>
 __device__ __forceinline__ ibp_u32 decode_coded(const Rec& rec, ibp_u8* dst, const ibp_u8* masks_p,
-                                                const ibp_u8* bitvals_p, ibp_u32 n, ibp_u32 align_log2,
-                                                ibp_u32 lane) {
+                                                const ibp_u8* bitvals_p, ibp_u32 n, ibp_u32 row_bytes,
+                                                ibp_u32 align_log2, ibp_u32 lane) {
     typedef typename Word<WB>::T T;
     typedef typename Word<WB>::R R;
     const ibp_u32 W = WB * 8;
     const T* masks = (const T*)masks_p;
     const T* bitvals = (const T*)bitvals_p;
-    T* out = (T*)dst;
+    const bool aligned = (((size_t)dst) & (WB - 1)) == 0;
+    if (n == 0 || (ibp_u64)(n - 1) * WB >= row_bytes || (ibp_u64)n * WB < row_bytes) return IBP_STATUS_LAYOUT;
+    const ibp_u32 last_bytes = row_bytes - (n - 1) * WB;  // 1 .. WB
+    bool partial_bad = false;
     // Bit positions fit 32 bits: a record is at most 2^24 + 127 bytes (checked against raw_padded).
     const ibp_u32 total_bits = (ibp_u32)(rec.len * 8);
     if (n > total_bits) return IBP_STATUS_ROW_LENGTH;
@@ -153,7 +170,12 @@ __device__ __forceinline__ ibp_u32 decode_coded(const Rec& rec, ibp_u8* dst, con
                 const R wmask = (R)(WB == 8 ? ~0ull : (ibp_u64)low_mask32(W));
                 word = b | deposit(v, (R)(~m & wmask));
             }
-            out[j] = (T)word;
+            if (j + 1 == n) {
+                if (last_bytes < WB) partial_bad = (word >> (8 * last_bytes)) != 0;
+                store_word<WB>(dst, j, word, last_bytes, aligned);
+            } else {
+                store_word<WB>(dst, j, word, WB, aligned);
+            }
         }
         pos += round_bits;
     }
@@ -167,17 +189,19 @@ __device__ __forceinline__ ibp_u32 decode_coded(const Rec& rec, ibp_u8* dst, con
     if (lane == 0 && (pos & 7)) bad = (rec.byte_at(pos >> 3) >> (pos & 7)) != 0;
     for (ibp_u32 t = first_full + lane; t < (ibp_u32)rec.len; t += 32) bad |= rec.byte_at(t) != 0;
     if (__any_sync(FULL_MASK, bad)) return IBP_STATUS_PADDING;
+    // A partial last word's bits above the row's bytes must be zero (spec 2.4, 6.2).
+    if (__any_sync(FULL_MASK, partial_bad)) return IBP_STATUS_PADDING;
     return IBP_STATUS_OK;
 }
 
 template <class Rec>
 __device__ __forceinline__ ibp_u32 decode_any(const Rec& rec, ibp_u8* dst, const ibp_u8* masks, const ibp_u8* bitvals,
-                                              ibp_u32 n, ibp_u32 wb, ibp_u32 align_log2, ibp_u32 lane) {
+                                              ibp_u32 n, ibp_u32 wb, ibp_u32 row_bytes, ibp_u32 align_log2, ibp_u32 lane) {
     switch (wb) {
-        case 1: return decode_coded<1>(rec, dst, masks, bitvals, n, align_log2, lane);
-        case 2: return decode_coded<2>(rec, dst, masks, bitvals, n, align_log2, lane);
-        case 4: return decode_coded<4>(rec, dst, masks, bitvals, n, align_log2, lane);
-        default: return decode_coded<8>(rec, dst, masks, bitvals, n, align_log2, lane);
+        case 1: return decode_coded<1>(rec, dst, masks, bitvals, n, row_bytes, align_log2, lane);
+        case 2: return decode_coded<2>(rec, dst, masks, bitvals, n, row_bytes, align_log2, lane);
+        case 4: return decode_coded<4>(rec, dst, masks, bitvals, n, row_bytes, align_log2, lane);
+        default: return decode_coded<8>(rec, dst, masks, bitvals, n, row_bytes, align_log2, lane);
     }
 }
 
@@ -325,6 +349,7 @@ __device__ __forceinline__ Job lookup(const IbpGatherParams& prm, const ibp_u64*
     if (!job.raw) {
         ibp_u32 g = 0;
         const ibp_u32 G = c.group_count;
+        if (G == 0) { job.code = IBP_STATUS_ROW_LENGTH; return job; }  // raw chunk: every record raw (spec 5.5)
         if (G > 1) {
             if (c.groups_offset + r >= prm.meta_size) { job.code = IBP_STATUS_LAYOUT; return job; }
             g = prm.meta[c.groups_offset + r];
@@ -363,12 +388,12 @@ __device__ __forceinline__ void finish(const IbpGatherParams& prm, const Job& jo
             rec.w = (const ibp_u32*)buf;
             rec.len = job.len;
             rec.off = (ibp_u32)((size_t)job.src & 15);
-            code = decode_any(rec, dst, job.masks, job.masks + job.words_bytes, job.n, job.wb, job.align_log2, lane);
+            code = decode_any(rec, dst, job.masks, job.masks + job.words_bytes, job.n, job.wb, prm.row_bytes, job.align_log2, lane);
         } else {
             GmemRecord rec;
             rec.p = job.src;
             rec.len = job.len;
-            code = decode_any(rec, dst, job.masks, job.masks + job.words_bytes, job.n, job.wb, job.align_log2, lane);
+            code = decode_any(rec, dst, job.masks, job.masks + job.words_bytes, job.n, job.wb, prm.row_bytes, job.align_log2, lane);
         }
     }
     if (code != IBP_STATUS_OK && lane == 0) ibp_report(prm.status, k, code);
@@ -556,7 +581,8 @@ ibp_decode_tiles(const IbpGatherParams prm, const ibp_u32* tile_starts, ibp_u32 
                 ibp_u32 g = 0;
                 const ibp_u32 G = c.group_count;
                 const ibp_u64 r = r0 + row;
-                if (G > 1) {
+                if (G == 0) code = IBP_STATUS_ROW_LENGTH;  // raw chunk: every record raw (spec 5.5)
+                else if (G > 1) {
                     if (c.groups_offset + r >= prm.meta_size) code = IBP_STATUS_LAYOUT;
                     else { g = prm.meta[c.groups_offset + r]; if (g >= G) code = IBP_STATUS_GROUP_ID; }
                 }
@@ -569,7 +595,7 @@ ibp_decode_tiles(const IbpGatherParams prm, const ibp_u32* tile_starts, ibp_u32 
                     rec.len = len;
                     rec.off = skew + off;
                     const ibp_u8* masks = prm.meta + c.masks_offset + (ibp_u64)g * n * wb;
-                    code = decode_any(rec, dst, masks, masks + words_bytes, n, wb, align_log2, lane);
+                    code = decode_any(rec, dst, masks, masks + words_bytes, n, wb, prm.row_bytes, align_log2, lane);
                 }
             }
             if (code != IBP_STATUS_OK && lane == 0) ibp_report(prm.status, k, code);

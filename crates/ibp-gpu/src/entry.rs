@@ -55,6 +55,18 @@ impl HostEntry {
         }))
     }
 
+    /// Reads entry `entry` of a container (every chunk's metadata and payload, payload CRCs checked
+    /// by the reader) into pinned memory allocated through `device`.
+    pub fn from_reader<R: std::io::Read + std::io::Seek>(
+        device: &GpuDevice,
+        reader: &mut ibp_codec::ContainerReader<R>,
+        entry: usize,
+    ) -> GpuResult<Arc<HostEntry>> {
+        let (row_bytes, metas, payloads) = read_entry(reader, entry)?;
+        let refs: Vec<&[u8]> = payloads.iter().map(|p| p.as_slice()).collect();
+        HostEntry::new(device, row_bytes, &metas, &refs)
+    }
+
     /// The entry's layout.
     pub fn layout(&self) -> &EntryLayout {
         &self.layout
@@ -69,6 +81,27 @@ impl HostEntry {
     pub fn pinned(&self) -> &PinnedBuffer {
         &self.payload
     }
+}
+
+/// Row size, chunk metadata and payloads of a container entry.
+fn read_entry<R: std::io::Read + std::io::Seek>(
+    reader: &mut ibp_codec::ContainerReader<R>,
+    entry: usize,
+) -> GpuResult<(u64, Vec<ChunkMeta>, Vec<Vec<u8>>)> {
+    let info = reader.entries().get(entry).cloned().ok_or_else(|| {
+        GpuError::Format(FormatError::new(
+            ErrorCode::RowIndex,
+            format!("entry {entry} requested, container has {}", reader.entries().len()),
+        ))
+    })?;
+    let mut metas = Vec::with_capacity(info.chunks.len());
+    let mut payloads = Vec::with_capacity(info.chunks.len());
+    for chunk in 0..info.chunks.len() {
+        let (m, p) = reader.read_chunk(entry, chunk)?;
+        metas.push(m);
+        payloads.push(p);
+    }
+    Ok((info.row_bytes, metas, payloads))
 }
 
 fn build_layout(row_bytes: u64, metas: &[ChunkMeta], payloads: &[&[u8]]) -> GpuResult<EntryLayout> {
@@ -140,6 +173,18 @@ impl GpuEntry {
                 GpuEntry::assemble(device, Arc::new(layout), Payload::Device(dev))
             }
         }
+    }
+
+    /// Loads entry `entry` of a container (payload CRCs checked) onto `device`.
+    pub fn from_reader<R: std::io::Read + std::io::Seek>(
+        device: &Arc<GpuDevice>,
+        reader: &mut ibp_codec::ContainerReader<R>,
+        entry: usize,
+        home: PayloadHome,
+    ) -> GpuResult<GpuEntry> {
+        let (row_bytes, metas, payloads) = read_entry(reader, entry)?;
+        let refs: Vec<&[u8]> = payloads.iter().map(|p| p.as_slice()).collect();
+        GpuEntry::load(device, row_bytes, &metas, &refs, home)
     }
 
     /// Uses a host entry on `device`: mapped in place (`HostMapped`, no copy) or copied into

@@ -152,7 +152,7 @@ impl EntryLayout {
                 "chunk {ci}: mask/bitval arrays do not hold G*n words"
             );
             ensure!(
-                (g == 1 && c.group_ids.is_empty()) || (g > 1 && c.group_ids.len() == rows),
+                (g <= 1 && c.group_ids.is_empty()) || (g > 1 && c.group_ids.len() == rows),
                 ErrorCode::Layout,
                 "chunk {ci}: group id count does not match"
             );
@@ -162,9 +162,14 @@ impl EntryLayout {
                 "chunk {ci}: row index does not hold {rows} rows"
             );
             ensure!(
-                matches!(c.length_bytes, 1 | 2 | 4) && c.align_log2 <= 7 && rows >= 1,
+                matches!(c.length_bytes, 1 | 2 | 4)
+                    && c.align_log2 <= 7
+                    && rows >= 1
+                    && n >= 1
+                    && ((n - 1) * w) < row_bytes as usize
+                    && n * w >= row_bytes as usize,
                 ErrorCode::ChunkHeader,
-                "chunk {ci}: header fields out of range"
+                "chunk {ci}: header fields out of range (n = ceil(row_bytes / (W/8)), spec 2.4)"
             );
             // The stored lengths must reproduce the offsets (the kernels recompute them).
             let align = c.align();
@@ -172,7 +177,8 @@ impl EntryLayout {
             let mut acc = 0u64;
             for (r, &stored) in c.row_lengths.iter().enumerate() {
                 let len = (c.length_base as u64 + stored as u64) * align;
-                if len == 0 || len > raw_padded || c.row_offsets[r] != acc {
+                // A raw chunk (G = 0, spec 5.5) stores every row raw.
+                if len == 0 || len > raw_padded || (g == 0 && len != raw_padded) || c.row_offsets[r] != acc {
                     return Err(at(FormatError::new(
                         ErrorCode::RowLength,
                         format!("row {r}: record length {len} or offset disagrees with the index"),

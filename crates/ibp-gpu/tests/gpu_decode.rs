@@ -168,6 +168,54 @@ fn generated_cases_match_cpu_decoder() {
     println!("{cases} generated cases matched the CPU decoder");
 }
 
+/// Rows whose size is not a multiple of the word width (partial last word, spec 2.4) and raw
+/// chunks (G = 0, spec 5.5), including output rows that are not aligned to the word size.
+#[test]
+fn partial_words_and_raw_chunks_match_cpu_decoder() {
+    let Some(dev) = gpu() else { return };
+    let mut rng = Rng::new(9);
+    let mut partial = 0;
+    for w in [WordWidth::W16, WordWidth::W32, WordWidth::W64] {
+        let wb = w.bytes();
+        for row_bytes in [wb + 1, 5 * wb - 1, 33 * wb + 1, 130 * wb - 3, 5732] {
+            if row_bytes % wb == 0 {
+                continue;
+            }
+            let padded = row_bytes.div_ceil(wb) * wb;
+            let wide = patterned_rows(&mut rng, 150, padded, wb, 0.1, 0.05);
+            let data: Vec<u8> = wide
+                .chunks(padded)
+                .flat_map(|r| r[..row_bytes].iter().copied())
+                .collect();
+            for align_log2 in [0u8, 4] {
+                let opts = EncodeOptions {
+                    word_width: Some(w),
+                    threshold: Some(0.8),
+                    align_log2,
+                    ..Default::default()
+                };
+                let label = format!("partial W{} {row_bytes} B A{}", w.bits(), 1 << align_log2);
+                let case = Case::new(&data, row_bytes, &opts, 64, label);
+                partial += case.metas.iter().filter(|m| m.group_count > 0).count();
+                check_case(&dev, &case, &mut rng);
+            }
+        }
+    }
+    assert!(partial > 0, "no coded chunk with a partial last word was produced");
+    // Incompressible rows: the encoder writes raw chunks.
+    let noise: Vec<u8> = (0..300 * 100).map(|_| rng.next_u64() as u8).collect();
+    let opts = EncodeOptions {
+        align_log2: 4,
+        ..Default::default()
+    };
+    let case = Case::new(&noise, 100, &opts, 128, "raw chunks".into());
+    assert!(
+        case.metas.iter().any(|m| m.group_count == 0),
+        "expected a raw chunk (G = 0)"
+    );
+    check_case(&dev, &case, &mut rng);
+}
+
 #[test]
 fn mixed_word_widths_and_long_rows_match_cpu_decoder() {
     let Some(dev) = gpu() else { return };
@@ -423,4 +471,69 @@ fn no_gpu_is_an_error_not_a_panic() {
         Err(e) => assert!(e.is_no_gpu(), "{e}"),
         Ok(_) => panic!("device 1000000 cannot exist"),
     }
+}
+
+/// A container written by the CPU writer and read back by the CPU reader decodes identically on
+/// the GPU (every entry, both payload homes, plus a gather).
+#[test]
+fn container_entries_match_cpu_reader() {
+    let mut rng = Rng::new(8);
+    let a = float_rows(&mut rng, 3000, 512, 0.05, 2);
+    let b = sparse_rows(&mut rng, 700, 96, 0.1);
+    let empty: Vec<u8> = Vec::new();
+    let opts = EncodeOptions {
+        align_log2: 4,
+        chunk_rows: Some(1000),
+        ..Default::default()
+    };
+    let bytes = ibp_codec::encode_to_vec(
+        &[
+            ("a", ibp_format::Dtype::F32, &[3000, 128], 512, &a),
+            ("b", ibp_format::Dtype::F32, &[700, 24], 96, &b),
+            ("empty", ibp_format::Dtype::F32, &[0, 4], 16, &empty),
+        ],
+        &opts,
+    )
+    .unwrap();
+    let mut reader = ibp_codec::ContainerReader::open(std::io::Cursor::new(bytes)).unwrap();
+    // CPU-only part: the layout built from the reader's chunks locates every row's record.
+    for e in 0..reader.entries().len() {
+        let info = reader.entries()[e].clone();
+        let metas: Vec<ChunkMeta> = (0..info.chunks.len())
+            .map(|c| (*reader.chunk_meta(e, c).unwrap()).clone())
+            .collect();
+        let layout = EntryLayout::new(info.row_bytes, &metas).unwrap();
+        assert_eq!(layout.row_count, info.row_count);
+        let mut first = 0u64;
+        for (ci, m) in metas.iter().enumerate() {
+            for r in [0, m.row_count as usize / 2, m.row_count as usize - 1] {
+                let (off, len) = layout.record_span(first + r as u64).unwrap();
+                let range = m.record_range(r);
+                assert_eq!(off, layout.chunks[ci].payload_offset + range.start as u64);
+                assert_eq!(len, (range.end - range.start) as u64);
+            }
+            first += m.row_count as u64;
+        }
+        assert_eq!(
+            layout.record_span(info.row_count).unwrap_err().code,
+            ErrorCode::RowIndex
+        );
+    }
+    let Some(dev) = gpu() else { return };
+    for e in 0..reader.entries().len() {
+        let expected = reader.decode_entry(e, DecoderKind::Fast).unwrap();
+        for home in [PayloadHome::Device, PayloadHome::HostMapped] {
+            let entry = GpuEntry::from_reader(&dev, &mut reader, e, home).unwrap();
+            if entry.row_count() == 0 {
+                assert!(expected.is_empty());
+                continue;
+            }
+            assert_eq!(decode_all_to_host(&entry), expected, "entry {e} {home:?}");
+            let rows: Vec<u64> = (0..100).map(|_| rng.below(entry.row_count())).collect();
+            let cpu = reader.gather(e, &rows, DecoderKind::Fast).unwrap();
+            assert_eq!(gather_to_host(&entry, &rows).unwrap(), cpu, "entry {e} {home:?} gather");
+        }
+    }
+    let host = HostEntry::from_reader(&dev, &mut reader, 0).unwrap();
+    assert_eq!(host.layout().row_count, 3000);
 }
