@@ -85,11 +85,11 @@ impl ChunkPlan {
 /// Chooses the plan for one chunk of `rows.len() / row_bytes` rows.
 ///
 /// Tries every candidate width and threshold of `opts` and keeps the smallest real size (ties:
-/// the widest width, then the lowest threshold). With one group, a raw chunk (spec 5.5, `G = 0`)
-/// is chosen instead when it is no larger (incompressible or tiny data). A width is skipped without sizing its rows when
-/// even rows whose every word matched could not beat the best size found (see
-/// [`size_lower_bound`]). With `opts.groups = k > 1`
-/// it then splits the rows into exactly `k` groups (see [`plan_groups`]).
+/// the widest width, then the lowest threshold). A width is skipped without sizing its rows when
+/// even rows whose every word matched could not beat the best size found so far. With one group,
+/// a raw chunk (spec 5.5, `G = 0`) is chosen instead when it is no larger (incompressible or tiny
+/// data). With `opts.groups = k > 1` the rows are then split into exactly `k` groups (see
+/// [`plan_groups`]); `opts.groups = 0` gives a raw chunk without analysis.
 ///
 /// # Panics
 /// If `row_bytes` is 0 or does not divide `rows.len()`, or there are no rows, or `opts` is not
