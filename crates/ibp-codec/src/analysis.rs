@@ -172,7 +172,7 @@ pub fn sample_rows(row_count: usize, fraction: Option<f64>) -> Vec<usize> {
 /// has bit `bit` set.
 pub(crate) fn count_bits(rows: &[u8], row_bytes: usize, which: &[usize]) -> Vec<u32> {
     // Enough rows per task to amortise the counters, few enough to spread over the cores.
-    let rows_per_task = (((1usize << 20) / row_bytes).max(1)).max(which.len() / 64);
+    let rows_per_task = ((1usize << 18) / row_bytes).max(1);
     which
         .par_chunks(rows_per_task.max(1))
         .map(|part| {
