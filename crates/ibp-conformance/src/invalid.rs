@@ -1210,9 +1210,22 @@ pub fn invalid_vectors() -> Vec<Vector> {
         "x-0113",
         "a raw chunk (G = 0) with a 19-byte record for a 20-byte row",
         &["5.5", "5.3"],
-        build_file(&raw_chunk_spec(vec![(1, -1)])).bytes,
+        build_file(&raw_chunk_spec(vec![(1, -1)], 0)).bytes,
         E::RowLength,
         "raw chunk row 1 record 19 bytes, align_up(row_bytes, A) = 20",
+    ));
+    let built = build_file(&raw_chunk_spec(Vec::new(), 4));
+    let rc = built.layout.chunks[0][0].clone();
+    v.push(invalid(
+        "x-0116",
+        "non-zero padding in a raw chunk's record (20-byte row in a 32-byte record, A = 16)",
+        &["5.5", "6.1", "1.5"],
+        patched(&built, |x| {
+            x[(rc.records[0].at + 25) as usize] = 0xFF;
+            fix_payload_crc(x, &rc);
+        }),
+        E::Padding,
+        "raw chunk row 0 byte 25 = 0xFF",
     ));
     let (spec, field_bit) = partial_word_spec(true);
     let built = build_file(&spec);
@@ -1246,11 +1259,11 @@ pub fn invalid_vectors() -> Vec<Vector> {
     v
 }
 
-/// One f32 `[4, 5]` entry in a raw chunk (`G = 0`, `A = 1`), with `record_delta_units` applied.
-pub fn raw_chunk_spec(deltas: Vec<(usize, i64)>) -> FileSpec {
+/// One f32 `[4, 5]` entry in a raw chunk (`G = 0`, `A = 2^align_log2`), with `record_delta_units` applied.
+pub fn raw_chunk_spec(deltas: Vec<(usize, i64)>, align_log2: u8) -> FileSpec {
     let mut rng = SplitMix64::new(0x1B9_0003);
     let data = rng.bytes(80);
-    let mut chunk = ChunkSpec::raw(WordWidth::W32, 0);
+    let mut chunk = ChunkSpec::raw(WordWidth::W32, align_log2);
     chunk.record_delta_units = deltas;
     FileSpec {
         header: HeaderFields::default(),

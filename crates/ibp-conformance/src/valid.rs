@@ -727,7 +727,7 @@ pub fn valid_vectors(data_dir: &std::path::Path) -> Vec<Vector> {
         "v-0048",
         "a raw chunk (G = 0): no masks, every row raw",
         &["5.1", "5.2", "5.5"],
-        &crate::invalid::raw_chunk_spec(Vec::new()),
+        &crate::invalid::raw_chunk_spec(Vec::new(), 0),
     ));
     let d = embedding_rows(&mut rng, 12, 6, 0.5, 12, &[]);
     let mut e = chunked_entry(
