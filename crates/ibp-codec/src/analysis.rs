@@ -103,8 +103,18 @@ pub fn plan_chunk(rows: &[u8], row_bytes: usize, opts: &EncodeOptions) -> ChunkP
         let w = opts.word_width.unwrap_or(WordWidth::W8);
         return ChunkPlan::raw_chunk(w, row_count as u64, row_bytes, 1u64 << opts.align_log2);
     }
-    let sample = sample_rows(row_count, opts.sample_fraction);
     let align = 1u64 << opts.align_log2;
+    let raw = ChunkPlan::raw_chunk(
+        opts.word_width.unwrap_or(WordWidth::W8),
+        row_count as u64,
+        row_bytes,
+        align,
+    );
+    if opts.groups == 1 && coded_lower_bound(row_count as u64, row_bytes, align) >= raw.estimated_bytes {
+        // Too few rows for masks to pay for themselves (they cost about two rows): no analysis.
+        return raw;
+    }
+    let sample = sample_rows(row_count, opts.sample_fraction);
     let counts = count_bits(rows, row_bytes, &sample);
     let thresholds = opts.candidate_thresholds();
 
@@ -170,14 +180,28 @@ pub fn sample_rows(row_count: usize, fraction: Option<f64>) -> Vec<usize> {
 
 /// Per-bit set counts: `counts[byte * 8 + bit]` is the number of analysed rows whose byte `byte`
 /// has bit `bit` set.
-pub(crate) fn count_bits(rows: &[u8], row_bytes: usize, which: &[usize]) -> Vec<u32> {
-    // Enough rows per task to amortise the counters, few enough to spread over the cores.
+pub fn count_bits(rows: &[u8], row_bytes: usize, which: &[usize]) -> Vec<u32> {
+    /// Wide rows are split into column stripes of this many bytes (one counter array in all).
+    const STRIPE: usize = 4096;
+    if row_bytes > STRIPE {
+        let mut counts = vec![0u32; row_bytes * 8];
+        counts
+            .par_chunks_mut(STRIPE * 8)
+            .enumerate()
+            .for_each(|(stripe, counts)| {
+                let start = stripe * STRIPE;
+                let end = (start + STRIPE).min(row_bytes);
+                count_bits_into(counts, rows, row_bytes, which, start..end);
+            });
+        return counts;
+    }
+    // Narrow rows: runs of rows per task, each with its own (small) counters, summed.
     let rows_per_task = ((1usize << 18) / row_bytes).max(1);
     which
-        .par_chunks(rows_per_task.max(1))
+        .par_chunks(rows_per_task)
         .map(|part| {
             let mut counts = vec![0u32; row_bytes * 8];
-            count_bits_into(&mut counts, rows, row_bytes, part);
+            count_bits_into(&mut counts, rows, row_bytes, part, 0..row_bytes);
             counts
         })
         .reduce_with(|mut a, b| {
@@ -187,11 +211,13 @@ pub(crate) fn count_bits(rows: &[u8], row_bytes: usize, which: &[usize]) -> Vec<
         .unwrap_or_else(|| vec![0u32; row_bytes * 8])
 }
 
-/// Adds the bit counts of the rows `which` into `counts`, eight byte lanes per `u64` (each lane
-/// counts one bit of one byte position, flushed every 255 rows).
-fn count_bits_into(counts: &mut [u32], rows: &[u8], row_bytes: usize, which: &[usize]) {
+/// Adds the bit counts of bytes `cols` of the rows `which` into `counts` (indexed from
+/// `cols.start`), eight byte lanes per `u64` (each lane counts one bit of one byte position,
+/// flushed every 255 rows).
+fn count_bits_into(counts: &mut [u32], rows: &[u8], row_bytes: usize, which: &[usize], cols: std::ops::Range<usize>) {
     const LANES: u64 = 0x0101_0101_0101_0101;
-    let blocks = row_bytes.div_ceil(8);
+    let width = cols.len();
+    let blocks = width.div_ceil(8);
     let mut acc = vec![0u64; blocks * 8];
     let flush = |acc: &mut [u64], counts: &mut [u32]| {
         for blk in 0..blocks {
@@ -199,7 +225,7 @@ fn count_bits_into(counts: &mut [u32], rows: &[u8], row_bytes: usize, which: &[u
                 let lanes = acc[blk * 8 + b];
                 for lane in 0..8 {
                     let byte = blk * 8 + lane;
-                    if byte < row_bytes {
+                    if byte < width {
                         counts[byte * 8 + b] += ((lanes >> (8 * lane)) & 0xFF) as u32;
                     }
                 }
@@ -208,7 +234,7 @@ fn count_bits_into(counts: &mut [u32], rows: &[u8], row_bytes: usize, which: &[u
         acc.fill(0);
     };
     for (done, &r) in which.iter().enumerate() {
-        let row = &rows[r * row_bytes..(r + 1) * row_bytes];
+        let row = &rows[r * row_bytes + cols.start..r * row_bytes + cols.end];
         let mut chunks = row.chunks_exact(8);
         for (blk, c) in chunks.by_ref().enumerate() {
             let x = u64::from_le_bytes(c.try_into().expect("8 bytes"));
@@ -219,7 +245,7 @@ fn count_bits_into(counts: &mut [u32], rows: &[u8], row_bytes: usize, which: &[u
         }
         let tail = chunks.remainder();
         if !tail.is_empty() {
-            let blk = row_bytes / 8;
+            let blk = width / 8;
             let x = crate::row::read_word_le(tail);
             for b in 0..8 {
                 acc[blk * 8 + b] += (x >> b) & LANES;
@@ -342,6 +368,18 @@ fn size_lower_bound(
         })
         .min()
         .unwrap_or(0)
+}
+
+/// A lower bound of any chunk with masks (`G >= 1`) for `row_count` rows: its Mask and Bitval
+/// words take at least `2 * row_bytes` bytes, and every coded row at least one participation bit
+/// per 64-bit word.
+fn coded_lower_bound(row_count: u64, row_bytes: usize, align: u64) -> u64 {
+    let fewest_words = row_bytes.div_ceil(8) as u64;
+    let row = crate::row::coded_len(fewest_words, align).min(crate::row::raw_padded(row_bytes as u64, align));
+    CHUNK_HEADER_LEN
+        .saturating_add(2 * row_bytes as u64)
+        .saturating_add(row_count)
+        .saturating_add(row.saturating_mul(row_count))
 }
 
 /// Width of a row-length field for record lengths spread over `span` units of `A`.
@@ -561,15 +599,20 @@ fn size_candidates(
     candidates: &[(Vec<u64>, Vec<u64>)],
 ) -> Vec<SizeTally> {
     let nested = NestedSizing::new(candidates, w, row_bytes, align);
-    let tables: Vec<SizingTable> = candidates
-        .iter()
-        .map(|(m, b)| SizingTable::new(m, b, w, row_bytes, align))
-        .collect();
+    // The one-table-per-candidate path only when the candidates are not nested.
+    let tables: Vec<SizingTable> = if nested.is_some() {
+        Vec::new()
+    } else {
+        candidates
+            .iter()
+            .map(|(m, b)| SizingTable::new(m, b, w, row_bytes, align))
+            .collect()
+    };
     let rows_per_task = ((1usize << 18) / row_bytes).max(1);
     which
         .par_chunks(rows_per_task)
         .map(|part| {
-            let mut tallies = vec![SizeTally::new(); tables.len()];
+            let mut tallies = vec![SizeTally::new(); candidates.len()];
             let mut words = Vec::new();
             for &r in part {
                 load_words(&rows[r * row_bytes..(r + 1) * row_bytes], w, &mut words);
@@ -585,7 +628,7 @@ fn size_candidates(
             tallies
         })
         .reduce_with(|a, b| a.into_iter().zip(b).map(|(x, y)| x.merge(y)).collect())
-        .unwrap_or_else(|| vec![SizeTally::new(); tables.len()])
+        .unwrap_or_else(|| vec![SizeTally::new(); candidates.len()])
 }
 
 /// Splits the rows into exactly `k` groups, Lloyd style, starting from `base` (the best one-group
@@ -782,7 +825,12 @@ mod tests {
 
     #[test]
     fn counts_match_naive_count() {
-        let row_bytes = 13;
+        for row_bytes in [13, 4096 * 2 + 5] {
+            counts_match_naive_count_for(row_bytes);
+        }
+    }
+
+    fn counts_match_naive_count_for(row_bytes: usize) {
         let rows: Vec<u8> = (0..row_bytes * 600).map(|i| (i * 37 % 251) as u8).collect();
         let which: Vec<usize> = (0..600).collect();
         let counts = count_bits(&rows, row_bytes, &which);

@@ -3,9 +3,9 @@
 mod common;
 
 use common::*;
-use ibp_codec::analysis::plan_chunk;
+use ibp_codec::analysis::{count_bits, masks_from_counts, plan_chunk, ChunkPlan};
 use ibp_codec::options::SWEEP_THRESHOLDS;
-use ibp_codec::{decode_chunk, encode_chunk, DecoderKind, EncodeOptions, EncodedChunk};
+use ibp_codec::{decode_chunk, encode_chunk, encode_chunk_with_plan, DecoderKind, EncodeOptions, EncodedChunk};
 use ibp_format::{ChunkMeta, WordWidth, CHUNK_HEADER_LEN};
 use proptest::prelude::*;
 
@@ -34,11 +34,17 @@ proptest! {
         let plan = plan_chunk(&rows, row_bytes, &opts);
         let chosen = encode_chunk(&rows, row_bytes, &opts);
         prop_assert_eq!(plan.estimated_bytes, real_size(&chosen));
+        let row_count = rows.len() / row_bytes;
+        let counts = count_bits(&rows, row_bytes, &(0..row_count).collect::<Vec<_>>());
         for w in WordWidth::ALL {
             for t in SWEEP_THRESHOLDS {
                 let forced = EncodeOptions { word_width: Some(w), threshold: Some(t), ..opts.clone() };
                 let c = encode_chunk(&rows, row_bytes, &forced);
                 prop_assert!(real_size(&c) >= real_size(&chosen), "w {} t {} beats the choice", w, t);
+                // Nor does a one-group chunk with those masks (the raw-chunk shortcuts lose nothing).
+                let (m, b) = masks_from_counts(&counts, row_count as u64, w, t);
+                let one = encode_chunk_with_plan(&rows, row_bytes, &ChunkPlan::single_group(w, m, b), opts.align_log2);
+                prop_assert!(real_size(&one) >= real_size(&chosen), "one group w {} t {} beats the choice", w, t);
             }
         }
     }
@@ -163,4 +169,13 @@ fn surplus_groups_are_written_empty() {
     let mut out = vec![0u8; data.len()];
     decode_chunk(&c.meta, &c.payload, DecoderKind::Oracle, &mut out).unwrap();
     assert_eq!(out, data);
+}
+
+/// A chunk of one 4 MiB row cannot gain from masks (they cost two rows): a raw chunk, at once.
+#[test]
+fn a_few_huge_rows_make_a_raw_chunk() {
+    let data = float_rows(1, 1 << 20, 3);
+    let c = encode_chunk(&data, 4 << 20, &EncodeOptions::default());
+    assert_eq!(c.meta.group_count, 0);
+    assert_eq!(c.payload, data);
 }
