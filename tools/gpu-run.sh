@@ -63,7 +63,7 @@ if [ "${IBP_SKIP_TESTS:-0}" != 1 ]; then
     if [ "${IBP_RUN_MEMCHECK:-1}" = 1 ] && command -v compute-sanitizer >/dev/null; then
         timeout 300 compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 \
             "$D/tests/gpu_decode" --test-threads=1 \
-            corrupt_records bad_requests mixed_word_widths every_gpu 2>&1 | tee "$OUT/memcheck.log" | tail -n 30
+            corrupt_records bad_requests mixed_word_widths every_gpu partial_words container_entries 2>&1 | tee "$OUT/memcheck.log" | tail -n 30
         echo "memcheck exit ${PIPESTATUS[0]}" | tee -a "$OUT/memcheck.log"
     fi
 fi
