@@ -684,6 +684,11 @@ def build_fashion_mnist() -> list[Output]:
         imgs = read_idx_images(deb_member(art, FMNIST_DIR + member), member)
         outs.append(Output(f"fashion-mnist-{split}", imgs, "uint8", FMNIST_DIR + member,
                            f"Fashion-MNIST {split} images, 28x28 u8 pixels per row", lic))
+        if split == "test":
+            # What a training pipeline holds (torchvision's ToTensor): f32 pixels / 255 in [0, 1].
+            scaled = (imgs.astype(np.float32) / np.float32(255.0)).astype("<f4")
+            outs.append(Output("fashion-mnist-test-f32", scaled, "float32", FMNIST_DIR + member,
+                               "Fashion-MNIST test images as f32 pixels / 255 (ToTensor), 784 per row", lic))
     return outs
 
 
@@ -699,7 +704,8 @@ GROUPS = [
            "minilm-ffn-up-bf16", "minilm-ffn-down-f32", "minilm-kv-k-f32", "minilm-kv-k-bf16",
            "minilm-kv-v-f32", "minilm-kv-v-bf16"], build_minilm),
     Group("spacy-fi", ["spacy-fi"], ["spacy-fi-floret-f32"], build_spacy_fi),
-    Group("fashion-mnist", ["fashion-mnist"], ["fashion-mnist-test", "fashion-mnist-train"], build_fashion_mnist),
+    Group("fashion-mnist", ["fashion-mnist"], ["fashion-mnist-test", "fashion-mnist-test-f32", "fashion-mnist-train"],
+          build_fashion_mnist),
 ]
 
 
