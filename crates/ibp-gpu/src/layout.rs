@@ -128,6 +128,11 @@ impl EntryLayout {
     /// (`ChunkMeta::parse` guarantees both for chunks read from a file; hand-built values are
     /// checked again here).
     pub fn new(row_bytes: u64, chunks: &[ChunkMeta]) -> Result<EntryLayout> {
+        ensure!(
+            (1..=ibp_format::MAX_ROW_BYTES).contains(&row_bytes),
+            ErrorCode::Limit,
+            "row_bytes {row_bytes} is not in 1..=2^24"
+        );
         let mut descs = Vec::with_capacity(chunks.len());
         let mut meta = Vec::new();
         let mut anchors = Vec::new();
@@ -145,6 +150,11 @@ impl EntryLayout {
             let n = c.words_per_row as usize;
             let g = c.group_count as usize;
             let rows = c.row_count as usize;
+            ensure!(
+                rows as u64 <= ibp_format::MAX_ROWS_PER_CHUNK && g as u32 <= ibp_format::MAX_GROUPS,
+                ErrorCode::Limit,
+                "chunk {ci}: {rows} rows or {g} groups exceed the format limits"
+            );
             let w = c.word_width.bytes();
             ensure!(
                 c.masks.len() == g * n && c.bitvals.len() == g * n,
@@ -306,6 +316,67 @@ impl EntryLayout {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ibp_codec::{encode_chunk, EncodeOptions};
+
+    fn sample(groups: u32) -> ChunkMeta {
+        let rows: Vec<u8> = (0..200u32 * 64)
+            .map(|i| if i % 7 == 0 { (i * 31) as u8 } else { 0 })
+            .collect();
+        let opts = EncodeOptions {
+            align_log2: 4,
+            groups,
+            ..Default::default()
+        };
+        encode_chunk(&rows, 64, &opts).meta
+    }
+
+    #[test]
+    fn layout_locates_every_record() {
+        let (a, b) = (sample(1), sample(3));
+        let layout = EntryLayout::new(64, &[a.clone(), b.clone()]).unwrap();
+        assert_eq!(layout.row_count, 400);
+        assert_eq!(layout.chunks[1].first_row, 200);
+        assert_eq!(layout.chunks[1].payload_offset % PAYLOAD_ALIGN, 0);
+        assert!(layout.payload_buffer_len >= layout.chunks[1].payload_offset + b.payload_len + PAYLOAD_SLACK);
+        for row in 0..400u64 {
+            let (m, r, base) = if row < 200 {
+                (&a, row, 0)
+            } else {
+                (&b, row - 200, layout.chunks[1].payload_offset)
+            };
+            let range = m.record_range(r as usize);
+            assert_eq!(
+                layout.record_span(row).unwrap(),
+                (base + range.start as u64, (range.end - range.start) as u64)
+            );
+            // The anchor of the row's 32-row block plus the lengths before it give its offset.
+            let c = &layout.chunks[(row >= 200) as usize];
+            let anchor = layout.anchors[(c.anchors_index + r / 32) as usize];
+            assert_eq!(anchor, m.row_offsets[(r / 32 * 32) as usize]);
+        }
+        assert_eq!(layout.check_rows(&[0, 399, 400]).unwrap_err().code, ErrorCode::RowIndex);
+    }
+
+    #[test]
+    fn hostile_metadata_is_rejected() {
+        let good = sample(1);
+        let mut m = good.clone();
+        m.row_lengths[5] += 1; // lengths no longer match the offsets
+        assert_eq!(EntryLayout::new(64, &[m]).unwrap_err().code, ErrorCode::RowLength);
+        let mut m = good.clone();
+        m.masks.pop();
+        assert_eq!(EntryLayout::new(64, &[m]).unwrap_err().code, ErrorCode::Layout);
+        let mut m = good.clone();
+        m.group_count = 0; // a raw chunk whose rows are not all raw
+        m.masks.clear();
+        m.bitvals.clear();
+        assert_eq!(EntryLayout::new(64, &[m]).unwrap_err().code, ErrorCode::RowLength);
+        assert_eq!(
+            EntryLayout::new(65, &[good.clone()]).unwrap_err().code,
+            ErrorCode::ChunkHeader
+        );
+        assert_eq!(EntryLayout::new(1 << 25, &[good]).unwrap_err().code, ErrorCode::Limit);
+    }
 
     #[test]
     fn descriptor_matches_header_layout() {
