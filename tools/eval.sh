@@ -13,6 +13,6 @@ cargo build --release -p ibp-eval --bin ibp-eval-cpu
 ./target/release/ibp-eval-cpu bench/data --out bench/results/cpu.json "$@"
 # Diagnostic pass: several Mask/Bitval groups per chunk, on the small datasets where one group falls short.
 ./target/release/ibp-eval-cpu bench/data --out bench/results/cpu_groups.json --no-sampled --groups 4,16,64 \
-    --only fashion-mnist-test,cora-features-f32
+    --only fashion-mnist-test,fashion-mnist-test-f32,cora-features-f32
 python3 -c 'import matplotlib' 2>/dev/null || python3 -m pip install -q matplotlib
 python3 tools/plot_results.py
