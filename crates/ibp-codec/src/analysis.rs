@@ -181,9 +181,12 @@ pub fn sample_rows(row_count: usize, fraction: Option<f64>) -> Vec<usize> {
 /// Per-bit set counts: `counts[byte * 8 + bit]` is the number of analysed rows whose byte `byte`
 /// has bit `bit` set.
 pub fn count_bits(rows: &[u8], row_bytes: usize, which: &[usize]) -> Vec<u32> {
-    /// Wide rows are split into column stripes of this many bytes (one counter array in all).
-    const STRIPE: usize = 4096;
-    if row_bytes > STRIPE {
+    /// Rows wider than this are counted in column stripes (one counter array in all, 32 bytes
+    /// per row byte); narrower ones in runs of rows, each run with its own counters.
+    const WIDE: usize = 64 << 10;
+    /// Bytes per column stripe.
+    const STRIPE: usize = 8 << 10;
+    if row_bytes > WIDE {
         let mut counts = vec![0u32; row_bytes * 8];
         counts
             .par_chunks_mut(STRIPE * 8)
@@ -262,7 +265,7 @@ fn count_bits_into(counts: &mut [u32], rows: &[u8], row_bytes: usize, which: &[u
 /// invariant-1 if set in more than `t * n_rows` rows, invariant-0 if set in fewer than
 /// `(1 - t) * n_rows`; `t >= 1` means exact (set in all rows / in none). No rows: Mask 0.
 pub fn masks_from_counts(counts: &[u32], n_rows: u64, w: WordWidth, t: f64) -> (Vec<u64>, Vec<u64>) {
-    let wb = w.bytes();
+    let bits = w.bits() as usize;
     let row_bytes = counts.len() / 8;
     let n = crate::row::words_per_row(row_bytes, w);
     let mut masks = vec![0u64; n];
@@ -270,28 +273,37 @@ pub fn masks_from_counts(counts: &[u32], n_rows: u64, w: WordWidth, t: f64) -> (
     if n_rows == 0 {
         return (masks, bitvals);
     }
+    // For whole counts `c`: `c > x` iff `c >= floor(x) + 1`, and `c < y` iff `c < ceil(y)`.
     let rows = n_rows as f64;
-    let (hi, lo) = (t * rows, (1.0 - t) * rows);
-    for j in 0..n {
-        let (mut m, mut v) = (0u64, 0u64);
-        for b in 0..w.bits() as usize {
-            // Bytes past the row (in a partial last word, spec 2.4) are always zero.
-            let c = counts.get((j * wb + b / 8) * 8 + b % 8).map_or(0, |&c| c as u64);
-            let (one, zero) = if t >= 1.0 {
-                (c == n_rows, c == 0)
-            } else {
-                ((c as f64) > hi, (c as f64) < lo)
-            };
-            if one {
-                m |= 1 << b;
-                v |= 1 << b;
-            } else if zero {
-                m |= 1 << b;
+    let (one_from, zero_below) = if t >= 1.0 {
+        (n_rows, 1)
+    } else {
+        ((t * rows).floor() as u64 + 1, ((1.0 - t) * rows).ceil() as u64)
+    };
+    // Bit `b` of word `j` is bit `b % 8` of row byte `j * W/8 + b / 8`: count `j * W + b`.
+    masks
+        .par_chunks_mut(4096)
+        .zip(bitvals.par_chunks_mut(4096))
+        .enumerate()
+        .for_each(|(block, (masks, bitvals))| {
+            for (i, (mask, bitval)) in masks.iter_mut().zip(bitvals.iter_mut()).enumerate() {
+                let first = (block * 4096 + i) * bits;
+                let word_counts = &counts[first.min(counts.len())..(first + bits).min(counts.len())];
+                let (mut m, mut v) = (0u64, 0u64);
+                for (b, &c) in word_counts.iter().enumerate() {
+                    let one = c as u64 >= one_from;
+                    let zero = (c as u64) < zero_below;
+                    m |= ((one | zero) as u64) << b;
+                    v |= (one as u64) << b;
+                }
+                // Bytes past the row (a partial last word, spec 2.4) are always zero: invariant-0.
+                for b in word_counts.len()..bits {
+                    m |= ((0 < zero_below) as u64) << b;
+                }
+                *mask = m;
+                *bitval = v;
             }
-        }
-        masks[j] = m;
-        bitvals[j] = v;
-    }
+        });
     (masks, bitvals)
 }
 
@@ -823,9 +835,46 @@ mod tests {
         assert_eq!(sample_rows(1000, Some(0.001)).len(), 64);
     }
 
+    /// The threshold rule as the brief states it, bit by bit in floating point.
+    #[test]
+    fn masks_follow_the_threshold_rule() {
+        let mut x = 12345u64;
+        for n_rows in [1u64, 2, 7, 20, 100, 1000] {
+            let row_bytes = 13; // partial last words for 16, 32 and 64 bits
+            let counts: Vec<u32> = (0..row_bytes * 8)
+                .map(|_| {
+                    x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    match x >> 62 {
+                        0 => 0,
+                        1 => n_rows as u32,
+                        _ => ((x >> 20) % (n_rows + 1)) as u32,
+                    }
+                })
+                .collect();
+            for w in WordWidth::ALL {
+                for t in [0.55, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0] {
+                    let (masks, bitvals) = masks_from_counts(&counts, n_rows, w, t);
+                    for (j, (&m, &v)) in masks.iter().zip(&bitvals).enumerate() {
+                        for b in 0..w.bits() as usize {
+                            let c = counts.get(j * w.bits() as usize + b).map_or(0.0, |&c| c as f64);
+                            let rows = n_rows as f64;
+                            let (one, zero) = if t >= 1.0 {
+                                (c == rows, c == 0.0)
+                            } else {
+                                (c > t * rows, c < (1.0 - t) * rows)
+                            };
+                            assert_eq!((m >> b) & 1 == 1, one || zero, "w {w} t {t} j {j} b {b} c {c}");
+                            assert_eq!((v >> b) & 1 == 1, one, "w {w} t {t} j {j} b {b} c {c}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn counts_match_naive_count() {
-        for row_bytes in [13, 4096 * 2 + 5] {
+        for row_bytes in [13, (64 << 10) + 8 * 1024 + 5] {
             counts_match_naive_count_for(row_bytes);
         }
     }
