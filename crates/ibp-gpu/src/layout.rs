@@ -372,7 +372,7 @@ mod tests {
         m.bitvals.clear();
         assert_eq!(EntryLayout::new(64, &[m]).unwrap_err().code, ErrorCode::RowLength);
         assert_eq!(
-            EntryLayout::new(65, &[good.clone()]).unwrap_err().code,
+            EntryLayout::new(65, std::slice::from_ref(&good)).unwrap_err().code,
             ErrorCode::ChunkHeader
         );
         assert_eq!(EntryLayout::new(1 << 25, &[good]).unwrap_err().code, ErrorCode::Limit);
