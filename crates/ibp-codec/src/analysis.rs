@@ -543,17 +543,19 @@ impl NestedSizing {
             }
         }
         let positions = (0..n)
+            .into_par_iter()
             .map(|j| {
                 let mut levels = [0u64; 3];
                 let mut saved = 0u128;
                 for (k, (m, _)) in candidates.iter().enumerate() {
                     saved |= (m[j].count_ones() as u128) << (16 * k);
-                }
-                for b in 0..64 {
-                    let level = candidates.iter().filter(|(m, _)| (m[j] >> b) & 1 == 1).count() as u64;
-                    for (i, plane) in levels.iter_mut().enumerate() {
-                        *plane |= ((level >> i) & 1) << b;
-                    }
+                    // Bit-sliced increment of every bit's level where this mask has the bit
+                    // (at most 7 candidates: three planes never overflow).
+                    let carry0 = levels[0] & m[j];
+                    levels[0] ^= m[j];
+                    let carry1 = levels[1] & carry0;
+                    levels[1] ^= carry0;
+                    levels[2] ^= carry1;
                 }
                 NestedPosition {
                     mask: candidates[0].0[j],
