@@ -88,11 +88,23 @@ case "${1:-}" in
         mkdir -p "fuzz/target/corpus-work/$t"
         "$bin_dir/$t" -merge=1 "$fresh" "fuzz/corpus/$t" "fuzz/target/corpus-work/$t" \
             -max_len="${FUZZ_MAX_LEN:-16384}"
-        rm -rf "fuzz/corpus/$t"
-        mkdir -p "fuzz/corpus/$t"
-        cp "$fresh"/* "fuzz/corpus/$t/" 2>/dev/null || true
-        rm -rf "$fresh"
-        echo "fuzz/corpus/$t: $(ls "fuzz/corpus/$t" | wc -l) files, $(du -sk "fuzz/corpus/$t" | cut -f1) KiB"
+        # Keep the committed corpus small: the seeds, then the smallest merged inputs up to
+        # FUZZ_CORPUS_KB (default 32) KiB. The full corpus regrows in minutes of fuzzing.
+        keep=$(mktemp -d)
+        cp "fuzz/corpus/$t"/seed-* "$keep/" 2>/dev/null || true
+        budget=$((${FUZZ_CORPUS_KB:-32} * 1024))
+        seed_sums=$(for f in "$keep"/seed-*; do [[ -f $f ]] && sha1sum "$f" | cut -d' ' -f1; done)
+        used=0
+        while read -r size file; do
+            [[ $((used + size)) -gt $budget ]] && break
+            grep -qx "$(basename "$file")" <<<"$seed_sums" && continue # a seed, kept already
+            cp "$file" "$keep/"
+            used=$((used + size))
+        done < <(find "$fresh" -type f -printf '%s %p\n' | sort -n)
+        rm -rf "fuzz/corpus/$t" "$fresh"
+        mv "$keep" "fuzz/corpus/$t"
+        chmod 755 "fuzz/corpus/$t"
+        echo "fuzz/corpus/$t: $(ls "fuzz/corpus/$t" | wc -l) files, $(du -sk --apparent-size "fuzz/corpus/$t" | cut -f1) KiB"
         exit 0
         ;;
     --minimize)
