@@ -6,8 +6,14 @@
 //! records (spec 6: each the shorter of the aligned coded record and the aligned raw record).
 //!
 //! Bit counts are width-independent: bit `b` of word `j` is bit `b mod 8` of row byte
-//! `j*W/8 + b/8`, so one counting pass over the (sampled) rows serves every width and threshold.
-//! Each width then needs one more pass that sizes every row under every candidate threshold.
+//! `j*W/8 + b/8` (bytes past the row, in a partial last word, are zero), so one counting pass over
+//! the (sampled) rows serves every width and threshold. Each width then needs one more pass that
+//! sizes every row under the whole threshold sweep at once (the sweep's masks are nested), unless
+//! a lower bound shows the width cannot win. A raw chunk (spec 5.5) competes too.
+//!
+//! Memory: about 200 bytes per row byte at most (bit counters and per-position tables), whatever
+//! the row count; a chunk of at most two rows is written raw without analysis, since masks cost
+//! as much as two rows.
 
 use crate::options::EncodeOptions;
 use ibp_format::{ChunkMeta, WordWidth, CHUNK_HEADER_LEN};

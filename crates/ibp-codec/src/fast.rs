@@ -4,9 +4,15 @@
 //! free-bit count `W - popcount(Mask)`, the inverted mask and the Bitval. A coded record is then
 //! read with one unaligned 16-byte little-endian load per word (a 128-bit window, enough for a
 //! 64-bit field at any bit offset), the free bits are deposited with `pdep` (BMI2 when the CPU has
-//! it, detected at run time, else a portable loop over the mask's zero bits) and the length and
-//! padding rules of spec 6.2 are checked after the row: a record that is too short only makes the
-//! reads past its end return zeros, and is then rejected.
+//! it, detected at run time, else a portable shift-and-mask per run of free bits) and the length
+//! and padding rules of spec 6.2 are checked after the row: a record that is too short only makes
+//! the reads past its end return zeros (or, through [`RowDecoder::decode_at`], bytes of the next
+//! records), and is then rejected. Participation selects by masks, not branches. A block of 64
+//! words that all match with no free bits is a copy of the Bitvals.
+//!
+//! The encoder makes one pass: fields from stream bit `n` on, participation bits collected in a
+//! register and put in front at the end; it gives up and stores the row raw as soon as the coded
+//! size reaches the raw size.
 
 use crate::row::{
     check_group_args, check_partial_word, coded_len, decode_raw_record, decode_row_oracle, raw_padded, read_word_le,
