@@ -27,7 +27,7 @@ for t in "${targets[@]}"; do
     echo "== fuzz $t for ${secs}s"
     before=$(find "fuzz/artifacts/$t" -type f 2>/dev/null | sort)
     if FUZZ_LOG="$log" tools/fuzz.sh "$t" "$secs" >/dev/null 2>&1; then
-        grep -E '^#[0-9]+ +DONE|stat::number_of_executed_units' "$log" || true
+        grep -E '^#[0-9]+[[:space:]]+DONE|stat::number_of_executed_units' "$log" || true
     else
         echo "!! $t FAILED" >&2
         tail -n 60 "$log" >&2
