@@ -3,9 +3,12 @@
 
 Two sub-commands:
 
-``prepare`` (here, no GPU): cut small contiguous subsets of the datasets in ``bench/data`` (made by
+``prepare`` (here, no GPU): cut small subsets of the datasets in ``bench/data`` (made by
 ``tools/datasets.py``) into ``.devrun/data/<name>.npy`` plus ``.devrun/data/manifest.json``, small
-enough to travel to the GPU machine (default 2 MiB a dataset).
+enough to travel to the GPU machine (default 2 MiB a dataset). ``--layout spread`` (default) takes
+64 KiB slabs of rows spread evenly over the dataset; ``--layout first`` takes the first rows (what the
+committed results of 2026-11-29 used: unrepresentative for MiniLM word embeddings, whose first ~1000
+rows are ``[unused]`` word pieces).
 
 ``run`` (on the GPU machine, with CuPy and the nvCOMP 6 Python wheels): for every subset
 
@@ -88,7 +91,17 @@ def prepare(args: argparse.Namespace) -> int:
         arr = np.load(REPO_ROOT / d["path"], mmap_mode="r")
         row_bytes = int(d["row_bytes"])
         rows = max(1, min(arr.shape[0], budget // row_bytes))
-        sub = np.ascontiguousarray(arr[:rows])
+        if args.layout == "first" or rows == arr.shape[0]:
+            sub = np.ascontiguousarray(arr[:rows])
+            how = f"rows [0, {rows})"
+        else:
+            slab = max(1, min(rows, CHUNK // row_bytes))
+            slabs = max(1, rows // slab)
+            last = arr.shape[0] - slab
+            starts = [i * last // max(1, slabs - 1) for i in range(slabs)]
+            sub = np.ascontiguousarray(np.concatenate([arr[s0:s0 + slab] for s0 in starts]))
+            rows = sub.shape[0]
+            how = f"{slabs} slabs of {slab} rows spread evenly over all {arr.shape[0]} rows"
         path = out_dir / f"{name}.npy"
         np.save(path, sub)
         entries.append({
@@ -99,7 +112,7 @@ def prepare(args: argparse.Namespace) -> int:
             "rows": rows,
             "row_bytes": row_bytes,
             "full_rows": int(d["rows"]),
-            "subset": f"rows [0, {rows}) of {d['path']} (sha256 {d['sha256'][:16]}...)",
+            "subset": f"{how} of {d['path']} (sha256 {d['sha256'][:16]}...)",
         })
         print(f"{name}: {rows} of {d['rows']} rows, {rows * row_bytes / 1e6:.2f} MB -> {path}")
     (out_dir / "manifest.json").write_text(json.dumps({"datasets": entries}, indent=2) + "\n")
@@ -235,7 +248,7 @@ def run_dataset(gpu: Gpu, nvcomp, meta: dict, data_dir: Path, args, rng) -> list
     h_raw2d = h_raw.reshape(rows, R)
     d_raw = cp.asarray(h_raw)
     cp.cuda.Device().synchronize()
-    base = {"dataset": name, "row_bytes": R, "subset_rows": int(sub.shape[0]),
+    base = {"dataset": name, "row_bytes": R, "subset_rows": int(sub.shape[0]), "subset": meta.get("subset", ""),
             "tile_rows": rows, "tile_bytes": T}
     out: list[dict] = []
 
@@ -528,6 +541,7 @@ def main() -> int:
     sub = ap.add_subparsers(dest="cmd", required=True)
     p = sub.add_parser("prepare", help="cut dataset subsets into .devrun/data (no GPU)")
     p.add_argument("--max-mib", type=float, default=2.0)
+    p.add_argument("--layout", choices=("spread", "first"), default="spread")
     p.add_argument("--only", nargs="*")
     r = sub.add_parser("run", help="measure on the GPU")
     r.add_argument("--data", default=".devrun/data")
