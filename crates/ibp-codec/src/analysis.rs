@@ -32,7 +32,8 @@ pub struct ChunkPlan {
     pub group_count: u32,
     /// Group of each row of the chunk; empty when `G == 1`.
     pub group_ids: Vec<u8>,
-    /// The threshold the masks were derived with (1.0 = exact).
+    /// The threshold the masks were derived with (1.0 = exact; [`POSITION_OPTIMUM`] = chosen per
+    /// word position by [`crate::position_masks`]).
     pub threshold: f64,
     /// Estimated chunk size in bytes (header, metadata and payload; exact when every row was
     /// analysed, scaled from the sample otherwise; padding before the payload not counted).
@@ -132,24 +133,43 @@ pub fn plan_chunk(rows: &[u8], row_bytes: usize, opts: &EncodeOptions) -> ChunkP
             .iter()
             .map(|&t| masks_from_counts(&counts, sample.len() as u64, w, t))
             .collect();
+        // With the threshold left to the analysis, the per-position optimum competes too.
+        let optimal = if opts.threshold.is_none() {
+            crate::position_masks::optimal_masks(rows, row_bytes, &sample, &counts, w)
+        } else {
+            None
+        };
         if let Some(b) = &best {
-            let bound = size_lower_bound(&candidates, row_count as u64, w, row_bytes, align);
+            let mut bound = size_lower_bound(&candidates, row_count as u64, w, row_bytes, align);
+            if let Some(opt) = &optimal {
+                let opt_bound = size_lower_bound(std::slice::from_ref(opt), row_count as u64, w, row_bytes, align);
+                bound = bound.min(opt_bound);
+            }
             if bound >= b.estimated_bytes {
                 continue;
             }
         }
-        let sizes = size_candidates(rows, row_bytes, &sample, w, align, &candidates);
-        for (k, size) in sizes.iter().enumerate() {
+        let mut sized: Vec<(SizeTally, f64, (Vec<u64>, Vec<u64>))> =
+            size_candidates(rows, row_bytes, &sample, w, align, &candidates)
+                .into_iter()
+                .zip(thresholds.iter().copied())
+                .zip(candidates)
+                .map(|((size, t), c)| (size, t, c))
+                .collect();
+        if let Some(opt) = optimal {
+            let size = size_candidates(rows, row_bytes, &sample, w, align, std::slice::from_ref(&opt))[0];
+            sized.push((size, POSITION_OPTIMUM, opt));
+        }
+        for (size, threshold, (masks, bitvals)) in sized {
             let bytes = size.estimate(row_count as u64, 1, w, row_bytes, align);
             if best.as_ref().is_none_or(|b| bytes < b.estimated_bytes) {
-                let (masks, bitvals) = candidates[k].clone();
                 best = Some(ChunkPlan {
                     word_width: w,
                     masks,
                     bitvals,
                     group_count: 1,
                     group_ids: Vec::new(),
-                    threshold: thresholds[k],
+                    threshold,
                     estimated_bytes: bytes,
                 });
             }
@@ -167,6 +187,10 @@ pub fn plan_chunk(rows: &[u8], row_bytes: usize, opts: &EncodeOptions) -> ChunkP
         best
     }
 }
+
+/// [`ChunkPlan::threshold`] of a plan whose masks are the per-position optimum
+/// ([`crate::position_masks`]) rather than one threshold's.
+pub const POSITION_OPTIMUM: f64 = 0.0;
 
 /// The rows the analysis looks at: all rows, or `max(ceil(f*N), min(N, 64))` evenly strided rows.
 pub fn sample_rows(row_count: usize, fraction: Option<f64>) -> Vec<usize> {
@@ -804,7 +828,18 @@ fn best_group(tables: &[SizingTable], words: &[u64]) -> (usize, u64) {
 /// Mask/Bitval of one group from the bit counts of its `members` at threshold `t`.
 fn group_masks(rows: &[u8], row_bytes: usize, members: &[usize], w: WordWidth, t: f64) -> (Vec<u64>, Vec<u64>) {
     let counts = count_bits(rows, row_bytes, members);
-    masks_from_counts(&counts, members.len() as u64, w, t)
+    if t == POSITION_OPTIMUM {
+        if let Some(masks) = crate::position_masks::optimal_masks(rows, row_bytes, members, &counts, w) {
+            return masks;
+        }
+    }
+    // The per-position optimum needs rows; without any, the exact rule (Mask 0) applies.
+    masks_from_counts(
+        &counts,
+        members.len() as u64,
+        w,
+        if t == POSITION_OPTIMUM { 1.0 } else { t },
+    )
 }
 
 /// For one group: the threshold of `thresholds` whose masks code its `members` in the fewest

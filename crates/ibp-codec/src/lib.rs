@@ -15,6 +15,7 @@ mod bmi2;
 pub mod chunk_codec;
 pub mod fast;
 pub mod options;
+pub mod position_masks;
 pub mod row;
 
 pub use analysis::{plan_chunk, ChunkPlan};
