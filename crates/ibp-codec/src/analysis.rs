@@ -149,7 +149,7 @@ pub fn plan_chunk(rows: &[u8], row_bytes: usize, opts: &EncodeOptions) -> ChunkP
                 continue;
             }
         }
-        let mut sized: Vec<(SizeTally, f64, (Vec<u64>, Vec<u64>))> =
+        let mut sized: Vec<(SizeTally, f64, MaskPair)> =
             size_candidates(rows, row_bytes, &sample, w, align, &candidates)
                 .into_iter()
                 .zip(thresholds.iter().copied())
@@ -187,6 +187,9 @@ pub fn plan_chunk(rows: &[u8], row_bytes: usize, opts: &EncodeOptions) -> ChunkP
         best
     }
 }
+
+/// One candidate's `(masks, bitvals)`.
+type MaskPair = (Vec<u64>, Vec<u64>);
 
 /// [`ChunkPlan::threshold`] of a plan whose masks are the per-position optimum
 /// ([`crate::position_masks`]) rather than one threshold's.
