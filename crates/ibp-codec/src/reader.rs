@@ -4,7 +4,7 @@
 use crate::chunk_codec::{decode_chunk, decode_chunk_rows};
 use crate::row::{decode_row, DecoderKind};
 use ibp_format::{
-    bail, crc32, ensure, ChunkMeta, Directory, EntryInfo, ErrorCode, FormatError, Footer, Header, Result, FOOTER_LEN,
+    bail, crc32, ensure, ChunkMeta, Directory, EntryInfo, ErrorCode, Footer, FormatError, Header, Result, FOOTER_LEN,
     HEADER_LEN, MIN_FILE_LEN,
 };
 use std::collections::HashMap;
@@ -24,7 +24,11 @@ pub struct Limits {
 impl Default for Limits {
     /// 16 GiB of output, 16 Mi rows per gather, 256 MiB of directory.
     fn default() -> Self {
-        Limits { max_output_bytes: 16 << 30, max_gather_rows: 16 << 20, max_directory_bytes: 256 << 20 }
+        Limits {
+            max_output_bytes: 16 << 30,
+            max_gather_rows: 16 << 20,
+            max_directory_bytes: 256 << 20,
+        }
     }
 }
 
@@ -61,7 +65,11 @@ fn read_exact_at<R: Read + Seek>(source: &mut R, offset: u64, len: u64) -> Resul
     source.seek(SeekFrom::Start(offset))?;
     let mut buf = Vec::new();
     let got = source.by_ref().take(len).read_to_end(&mut buf)?;
-    ensure!(got as u64 == len, ErrorCode::Truncated, "needed {len} bytes at offset {offset}, file has {got}");
+    ensure!(
+        got as u64 == len,
+        ErrorCode::Truncated,
+        "needed {len} bytes at offset {offset}, file has {got}"
+    );
     Ok(buf)
 }
 
@@ -74,7 +82,11 @@ impl<R: Read + Seek> ContainerReader<R> {
     /// Opens a container: validates header, footer and directory (spec 11.1 steps 1-4).
     pub fn open_with_limits(mut source: R, limits: Limits) -> Result<Self> {
         let file_len = source.seek(SeekFrom::End(0))?;
-        ensure!(file_len >= MIN_FILE_LEN, ErrorCode::Truncated, "file of {file_len} bytes is shorter than header and footer (64)");
+        ensure!(
+            file_len >= MIN_FILE_LEN,
+            ErrorCode::Truncated,
+            "file of {file_len} bytes is shorter than header and footer (64)"
+        );
         let header = Header::parse(&read_exact_at(&mut source, 0, HEADER_LEN)?)?;
         let footer_bytes = read_exact_at(&mut source, file_len - FOOTER_LEN, FOOTER_LEN)?;
         let footer = Footer::parse(&footer_bytes, file_len)?;
@@ -95,7 +107,15 @@ impl<R: Read + Seek> ContainerReader<R> {
             footer.directory_crc
         );
         let directory = Directory::parse(&dir_bytes, footer.directory_offset)?;
-        Ok(ContainerReader { source, file_len, header, footer, directory, limits, meta_cache: HashMap::new() })
+        Ok(ContainerReader {
+            source,
+            file_len,
+            header,
+            footer,
+            directory,
+            limits,
+            meta_cache: HashMap::new(),
+        })
     }
 
     /// The file header.
@@ -130,14 +150,24 @@ impl<R: Read + Seek> ContainerReader<R> {
 
     fn entry(&self, entry: usize) -> Result<&EntryInfo> {
         self.directory.entries.get(entry).ok_or_else(|| {
-            FormatError::new(ErrorCode::RowIndex, format!("entry {entry} out of range ({} entries)", self.directory.entries.len()))
+            FormatError::new(
+                ErrorCode::RowIndex,
+                format!("entry {entry} out of range ({} entries)", self.directory.entries.len()),
+            )
         })
     }
 
     fn chunk_ref(&self, entry: usize, chunk: usize) -> Result<(u64, ibp_format::ChunkRef, u64)> {
         let e = self.entry(entry)?;
         let c = *e.chunks.get(chunk).ok_or_else(|| {
-            FormatError::new(ErrorCode::RowIndex, format!("entry {:?}: chunk {chunk} out of range ({} chunks)", e.name, e.chunks.len()))
+            FormatError::new(
+                ErrorCode::RowIndex,
+                format!(
+                    "entry {:?}: chunk {chunk} out of range ({} chunks)",
+                    e.name,
+                    e.chunks.len()
+                ),
+            )
         })?;
         Ok((e.row_bytes, c, c.row_count as u64))
     }
@@ -246,19 +276,31 @@ impl<R: Read + Seek> ContainerReader<R> {
             rows.len(),
             self.limits.max_gather_rows
         );
-        let out_len = (rows.len() as u64).checked_mul(row_bytes).filter(|&l| l <= self.limits.max_output_bytes);
+        let out_len = (rows.len() as u64)
+            .checked_mul(row_bytes)
+            .filter(|&l| l <= self.limits.max_output_bytes);
         let Some(out_len) = out_len else {
-            bail!(ErrorCode::Limit, "gather output exceeds the reader's limit of {} bytes", self.limits.max_output_bytes)
+            bail!(
+                ErrorCode::Limit,
+                "gather output exceeds the reader's limit of {} bytes",
+                self.limits.max_output_bytes
+            )
         };
         if let Some((i, &r)) = rows.iter().enumerate().find(|(_, &r)| r >= row_count) {
-            bail!(ErrorCode::RowIndex, "requested row {r} (position {i}) is out of range: entry has {row_count} rows");
+            bail!(
+                ErrorCode::RowIndex,
+                "requested row {r} (position {i}) is out of range: entry has {row_count} rows"
+            );
         }
         let mut out = vec![0u8; out_len as usize];
         // Group requests by chunk, keeping output positions.
         let mut by_chunk: HashMap<usize, Vec<(usize, u32)>> = HashMap::new();
         for (pos, &r) in rows.iter().enumerate() {
             let chunk = starts.partition_point(|&s| s <= r) - 1;
-            by_chunk.entry(chunk).or_default().push((pos, (r - starts[chunk]) as u32));
+            by_chunk
+                .entry(chunk)
+                .or_default()
+                .push((pos, (r - starts[chunk]) as u32));
         }
         let mut chunks: Vec<_> = by_chunk.into_iter().collect();
         chunks.sort_by_key(|(c, _)| *c);
@@ -269,7 +311,8 @@ impl<R: Read + Seek> ContainerReader<R> {
             let payload_offset = self.payload_offset(entry, chunk)?;
             if wanted.len() as u64 * 8 >= meta.row_count as u64 {
                 // Many rows of this chunk: read the payload once.
-                let payload = read_exact_at(&mut self.source, payload_offset, meta.payload_len).map_err(|e| e.at(&here))?;
+                let payload =
+                    read_exact_at(&mut self.source, payload_offset, meta.payload_len).map_err(|e| e.at(&here))?;
                 let in_chunk: Vec<u32> = wanted.iter().map(|&(_, r)| r).collect();
                 let mut tmp = vec![0u8; in_chunk.len() * rb];
                 decode_chunk_rows(&meta, &payload, &in_chunk, kind, &mut tmp).map_err(|e| e.at(&here))?;
@@ -279,11 +322,24 @@ impl<R: Read + Seek> ContainerReader<R> {
             } else {
                 for &(pos, r) in &wanted {
                     let range = meta.record_range(r as usize);
-                    let record = read_exact_at(&mut self.source, payload_offset + range.start as u64, (range.end - range.start) as u64)
-                        .map_err(|e| e.at(&here))?;
+                    let record = read_exact_at(
+                        &mut self.source,
+                        payload_offset + range.start as u64,
+                        (range.end - range.start) as u64,
+                    )
+                    .map_err(|e| e.at(&here))?;
                     let g = meta.group_of(r as usize);
-                    decode_row(kind, &record, meta.mask(g), meta.bitval(g), meta.word_width, rb, meta.align(), &mut out[pos * rb..(pos + 1) * rb])
-                        .map_err(|e| e.at(format!("{here} row {r}")))?;
+                    decode_row(
+                        kind,
+                        &record,
+                        meta.mask(g),
+                        meta.bitval(g),
+                        meta.word_width,
+                        rb,
+                        meta.align(),
+                        &mut out[pos * rb..(pos + 1) * rb],
+                    )
+                    .map_err(|e| e.at(format!("{here} row {r}")))?;
                 }
             }
         }
@@ -310,7 +366,9 @@ impl<R: Read + Seek> ContainerReader<R> {
     /// Fully validates and decodes the file in spec 11.1 order, returning every entry's bytes or
     /// the first error.
     pub fn decode_all(&mut self, kind: DecoderKind) -> Result<Vec<Vec<u8>>> {
-        (0..self.directory.entries.len()).map(|e| self.decode_entry(e, kind)).collect()
+        (0..self.directory.entries.len())
+            .map(|e| self.decode_entry(e, kind))
+            .collect()
     }
 }
 

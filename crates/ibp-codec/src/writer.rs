@@ -4,7 +4,7 @@
 use crate::chunk_codec::encode_chunk;
 use crate::options::EncodeOptions;
 use ibp_format::{
-    bail, crc32, ensure, ChunkRef, Directory, Dtype, EntryInfo, ErrorCode, FormatError, Footer, Header, Result,
+    bail, crc32, ensure, ChunkRef, Directory, Dtype, EntryInfo, ErrorCode, Footer, FormatError, Header, Result,
     HEADER_LEN, MAX_ENTRIES, MAX_NAME_LEN, MAX_RANK, MAX_ROW_BYTES,
 };
 use rayon::prelude::*;
@@ -67,23 +67,44 @@ impl<W: Write> ContainerWriter<W> {
 
     /// Changes the encoding options for entries begun from now on.
     pub fn set_options(&mut self, opts: EncodeOptions) -> Result<()> {
-        ensure!(self.open.is_none(), ErrorCode::InvalidArgument, "options cannot change inside an entry");
+        ensure!(
+            self.open.is_none(),
+            ErrorCode::InvalidArgument,
+            "options cannot change inside an entry"
+        );
         self.opts = opts;
         Ok(())
     }
 
     /// Begins an entry: a tensor of `dtype` and `shape` split into rows of `row_bytes` bytes.
     pub fn begin_entry(&mut self, name: &str, dtype: Dtype, shape: &[u64], row_bytes: u64) -> Result<()> {
-        ensure!(self.open.is_none(), ErrorCode::InvalidArgument, "entry begun before the previous one ended");
+        ensure!(
+            self.open.is_none(),
+            ErrorCode::InvalidArgument,
+            "entry begun before the previous one ended"
+        );
         ensure!(
             !name.is_empty() && name.len() <= MAX_NAME_LEN,
             ErrorCode::Name,
             "entry name must be 1 to 1024 bytes, got {}",
             name.len()
         );
-        ensure!(!self.names.contains(name), ErrorCode::Name, "entry name {name:?} is used twice");
-        ensure!((self.directory.entries.len() as u64) < MAX_ENTRIES, ErrorCode::Limit, "more than 65,536 entries");
-        ensure!(shape.len() <= MAX_RANK, ErrorCode::Limit, "rank {} exceeds 8", shape.len());
+        ensure!(
+            !self.names.contains(name),
+            ErrorCode::Name,
+            "entry name {name:?} is used twice"
+        );
+        ensure!(
+            (self.directory.entries.len() as u64) < MAX_ENTRIES,
+            ErrorCode::Limit,
+            "more than 65,536 entries"
+        );
+        ensure!(
+            shape.len() <= MAX_RANK,
+            ErrorCode::Limit,
+            "rank {} exceeds 8",
+            shape.len()
+        );
         ensure!(
             (1..=MAX_ROW_BYTES).contains(&row_bytes),
             ErrorCode::Limit,
@@ -91,7 +112,9 @@ impl<W: Write> ContainerWriter<W> {
         );
         let elements = shape.iter().try_fold(1u64, |a, &d| a.checked_mul(d));
         let total = elements.and_then(|e| e.checked_mul(dtype.size()));
-        let Some(total) = total else { bail!(ErrorCode::Shape, "shape {shape:?} overflows 64 bits") };
+        let Some(total) = total else {
+            bail!(ErrorCode::Shape, "shape {shape:?} overflows 64 bits")
+        };
         ensure!(
             total % row_bytes == 0,
             ErrorCode::Shape,
@@ -107,13 +130,19 @@ impl<W: Write> ContainerWriter<W> {
             chunks: Vec::new(),
         };
         info.validate_shape()?;
-        self.open = Some(OpenEntry { info, pending: Vec::new(), rows_written: 0 });
+        self.open = Some(OpenEntry {
+            info,
+            pending: Vec::new(),
+            rows_written: 0,
+        });
         Ok(())
     }
 
     /// Appends whole rows (`bytes.len()` a multiple of `row_bytes`) to the open entry.
     pub fn write_rows(&mut self, bytes: &[u8]) -> Result<()> {
-        let Some(open) = self.open.as_mut() else { bail!(ErrorCode::InvalidArgument, "write_rows outside an entry") };
+        let Some(open) = self.open.as_mut() else {
+            bail!(ErrorCode::InvalidArgument, "write_rows outside an entry")
+        };
         let row_bytes = open.info.row_bytes;
         ensure!(
             (bytes.len() as u64).is_multiple_of(row_bytes),
@@ -148,13 +177,20 @@ impl<W: Write> ContainerWriter<W> {
         let row_bytes = open.info.row_bytes as usize;
         let chunk_bytes = self.opts.rows_per_chunk(row_bytes as u64) as usize * row_bytes;
         let opts = &self.opts;
-        let encoded: Vec<_> = rows.par_chunks(chunk_bytes).map(|c| encode_chunk(c, row_bytes, opts)).collect();
+        let encoded: Vec<_> = rows
+            .par_chunks(chunk_bytes)
+            .map(|c| encode_chunk(c, row_bytes, opts))
+            .collect();
         for chunk in encoded {
             let head = chunk.meta.to_bytes(self.offset);
             self.out.write_all(&head)?;
             self.out.write_all(&chunk.payload)?;
             let byte_len = head.len() as u64 + chunk.payload.len() as u64;
-            open.info.chunks.push(ChunkRef { offset: self.offset, byte_len, row_count: chunk.meta.row_count });
+            open.info.chunks.push(ChunkRef {
+                offset: self.offset,
+                byte_len,
+                row_count: chunk.meta.row_count,
+            });
             self.offset += byte_len;
         }
         Ok(())
@@ -162,7 +198,9 @@ impl<W: Write> ContainerWriter<W> {
 
     /// Ends the open entry; every declared row must have been written.
     pub fn end_entry(&mut self) -> Result<()> {
-        let Some(open) = self.open.as_mut() else { bail!(ErrorCode::InvalidArgument, "end_entry outside an entry") };
+        let Some(open) = self.open.as_mut() else {
+            bail!(ErrorCode::InvalidArgument, "end_entry outside an entry")
+        };
         ensure!(
             open.rows_written == open.info.row_count,
             ErrorCode::InvalidArgument,
@@ -190,9 +228,17 @@ impl<W: Write> ContainerWriter<W> {
 
     /// Writes the directory and the footer and returns the underlying writer (flushed).
     pub fn finish(mut self) -> Result<W> {
-        ensure!(self.open.is_none(), ErrorCode::InvalidArgument, "finish called inside an entry");
+        ensure!(
+            self.open.is_none(),
+            ErrorCode::InvalidArgument,
+            "finish called inside an entry"
+        );
         let dir = self.directory.to_bytes();
-        let footer = Footer { directory_offset: self.offset, directory_len: dir.len() as u64, directory_crc: crc32(&dir) };
+        let footer = Footer {
+            directory_offset: self.offset,
+            directory_len: dir.len() as u64,
+            directory_crc: crc32(&dir),
+        };
         self.out.write_all(&dir)?;
         self.out.write_all(&footer.to_bytes())?;
         self.out.flush()?;
@@ -220,9 +266,12 @@ pub fn write_atomic(path: &Path, fill: impl FnOnce(&mut BufWriter<File>) -> Resu
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => std::path::PathBuf::from("."),
     };
-    let file_name = path
-        .file_name()
-        .ok_or_else(|| FormatError::new(ErrorCode::InvalidArgument, format!("{} is not a file path", path.display())))?;
+    let file_name = path.file_name().ok_or_else(|| {
+        FormatError::new(
+            ErrorCode::InvalidArgument,
+            format!("{} is not a file path", path.display()),
+        )
+    })?;
     let tmp = dir.join(format!(".{}.tmp-{}", file_name.to_string_lossy(), std::process::id()));
     let result = (|| {
         let file = File::create(&tmp)?;
