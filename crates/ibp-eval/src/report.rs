@@ -31,6 +31,8 @@ pub struct MethodResult {
     pub decode_gbps_all: Option<f64>,
     /// Mean time to fetch one random row, microseconds (one thread).
     pub row_access_us: Option<f64>,
+    /// IBP only: the same with decoders and metadata prepared once per file (no per-row setup).
+    pub row_access_prepared_us: Option<f64>,
     /// What the encoder chose (IBP) or other notes.
     pub detail: Option<String>,
     /// Set when the method failed on this dataset.
