@@ -82,6 +82,18 @@ fn simple(
     file(vec![one_chunk_entry(name, dtype, shape, row_bytes, data, chunk)])
 }
 
+/// `spec`, after checking that it has both raw and coded rows (as its description promises).
+fn mixed(spec: FileSpec) -> FileSpec {
+    let built = crate::build::build_file(&spec);
+    let records: Vec<_> = built.layout.all_chunks().flat_map(|c| c.records.iter()).collect();
+    assert!(
+        records.iter().any(|r| r.raw) && records.iter().any(|r| !r.raw),
+        "{:?}: expected raw and coded rows",
+        String::from_utf8_lossy(&spec.entries[0].name)
+    );
+    spec
+}
+
 /// Special float bit patterns: NaNs with payloads (quiet and signalling, both signs), infinities,
 /// signed zeros, subnormals.
 const F32_SPECIALS: [u32; 12] = [
@@ -135,15 +147,15 @@ pub fn valid_vectors(data_dir: &std::path::Path) -> Vec<Vector> {
         "v-0002",
         "W=8: 12 u8 rows of 31 bytes (low 2 bits of each byte vary), one outlier row stored raw",
         &["2.4", "5.1", "5.2", "5.3", "6.1", "6.2"],
-        &simple("w8", Dtype::U8, &[12, 31], 31, d, WordWidth::W8, 0, 1, 1.0),
+        &mixed(simple("w8", Dtype::U8, &[12, 31], 31, d, WordWidth::W8, 0, 1, 0.9)),
     ));
 
     let d = bf16_rows(&mut rng, 10, 32, 0.05, &[3]);
     v.push(valid_from_spec(
         "v-0003",
-        "W=16: 10 bf16 rows of 32 values (64 bytes), threshold 0.9 masks, one outlier row",
+        "W=16: 10 bf16 rows of 32 values (64 bytes), threshold 0.8 masks, one outlier row stored raw",
         &["2.4", "5.1", "6.2", "6.3"],
-        &simple("w16", Dtype::Bf16, &[10, 32], 64, d, WordWidth::W16, 0, 1, 0.9),
+        &mixed(simple("w16", Dtype::Bf16, &[10, 32], 64, d, WordWidth::W16, 0, 1, 0.8)),
     ));
 
     let d = embedding_rows(&mut rng, 10, 8, 0.5, 12, &[7]);
@@ -294,7 +306,7 @@ pub fn valid_vectors(data_dir: &std::path::Path) -> Vec<Vector> {
             id,
             &desc,
             &["3.3", "5.1", "5.3", "5.4", "6.1", "6.2"],
-            &simple(
+            &mixed(simple(
                 &format!("align{log2}"),
                 Dtype::F32,
                 &[6, 96],
@@ -303,8 +315,8 @@ pub fn valid_vectors(data_dir: &std::path::Path) -> Vec<Vector> {
                 WordWidth::W32,
                 log2 as u8,
                 1,
-                0.95,
-            ),
+                0.8,
+            )),
         ));
     }
 
@@ -652,10 +664,10 @@ pub fn valid_vectors(data_dir: &std::path::Path) -> Vec<Vector> {
             optional_features: 0,
         },
     ));
-    let d = embedding_rows(&mut rng, 40, 24, 0.3, 0, &[]);
+    let d = embedding_rows(&mut rng, 40, 24, 0.3, 12, &[]);
     v.push(reference_vector(
         "v-0041",
-        "reference encoder with 4 groups, A = 16, W = 32, threshold 0.9 on 40 full-precision f32 rows",
+        "reference encoder with 4 groups, A = 16, W = 32, threshold 0.9 on 40 f32 rows with 11 mantissa bits",
         &["2.6", "5", "6"],
         vec![DecodedEntry {
             name: "emb.f32".into(),
@@ -682,7 +694,7 @@ pub fn valid_vectors(data_dir: &std::path::Path) -> Vec<Vector> {
         "v-0044",
         "the annotated example of spec/example.md: bf16 [3, 4], W=16, A=1, one raw and two coded rows",
         &["14", "4", "5", "6.1", "6.2", "7", "8"],
-        &crate::example::example_spec(),
+        &mixed(crate::example::example_spec()),
     ));
 
     // Spec 6.4: the first row must be raw (T = 26 bits, 4 bytes, not shorter than 4), the second is
@@ -706,7 +718,7 @@ pub fn valid_vectors(data_dir: &std::path::Path) -> Vec<Vector> {
         "v-0046",
         "the base file the invalid vectors x-0001..x-0086 and x-0088..x-0111 are cut from: 2 entries, G = 2, A = 8, raw and coded rows",
         &["5", "5.4", "6.1", "6.2", "7"],
-        &crate::invalid::base_spec(),
+        &mixed(crate::invalid::base_spec()),
     ));
 
     // Partial last words (spec 2.4): W/8 does not divide row_bytes.
