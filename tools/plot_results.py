@@ -147,14 +147,18 @@ def plot_gpu(gpu: dict, path: Path) -> None:
 # ------------------------------------------------------------------------------------------------
 
 
+def pt(d: float) -> str:
+    return f"{d:+.2f}" if abs(d) >= 0.01 else f"{d:+.3f}"
+
+
 def beats(ours: float | None, pub: dict | None) -> str:
     if ours is None or not pub:
         return "–"
     target = pub["saved_pct"]
-    s = f"yes (+{ours - target:.2f} pt)" if ours >= target else f"**no ({ours - target:.2f} pt)**"
+    s = f"yes ({pt(ours - target)} pt)" if ours >= target else f"**no ({pt(ours - target)} pt)**"
     alt = pub.get("alt_saved_pct")
     if alt is not None:
-        s += f"; vs {alt:.1f}: " + (f"yes (+{ours - alt:.2f})" if ours >= alt else f"**no ({ours - alt:.2f})**")
+        s += f"; vs {alt:.1f}: " + (f"yes ({pt(ours - alt)})" if ours >= alt else f"**no ({pt(ours - alt)})**")
     return s
 
 
@@ -250,11 +254,11 @@ def findings(cpu: dict) -> list[str]:
         pub = ds.get("published")
         if pub and ibp["saved_pct"] < pub["saved_pct"]:
             misses.append(f"{ds['name']}: {ibp['saved_pct']:.2f} % vs published {pub['saved_pct']:.1f} % "
-                          f"(short by {pub['saved_pct'] - ibp['saved_pct']:.2f} pt)")
+                          f"(short by {pt(pub['saved_pct'] - ibp['saved_pct'])[1:]} pt)")
         elif pub and pub.get("alt_saved_pct") and ibp["saved_pct"] < pub["alt_saved_pct"]:
             misses.append(f"{ds['name']}: {ibp['saved_pct']:.2f} % beats the published {pub['saved_pct']:.1f} % but not "
                           f"the {pub['alt_saved_pct']:.1f} % of the same coding with 16-bit words "
-                          f"(short by {pub['alt_saved_pct'] - ibp['saved_pct']:.2f} pt)")
+                          f"(short by {pt(pub['alt_saved_pct'] - ibp['saved_pct'])[1:]} pt)")
         ra = [m for m in ds["methods"] if m["random_access"] and m["family"] not in ("ibp", "none")
               and not m.get("error") and not m.get("subset")]
         best = max(ra, key=lambda m: m["saved_pct"], default=None)
