@@ -58,7 +58,7 @@ pub enum Command {
 /// Word width choice.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum WordWidthArg {
-    /// Try every width that divides the row size and keep the smallest result, per chunk.
+    /// Try every width (a row's last word may be partial) and keep the smallest result, per chunk.
     Auto,
     /// 8-bit words.
     #[value(name = "8")]

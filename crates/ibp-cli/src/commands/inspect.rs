@@ -132,9 +132,11 @@ pub fn report(path: &Path) -> CliResult<InspectReport> {
             let mut rows_per_group = vec![0u64; m.group_count as usize];
             let mut chunk_raw = 0;
             for r in 0..m.row_count as usize {
-                let g = m.group_of(r);
-                rows_per_group[g] += 1;
-                inv_bits += per_group[g];
+                // A raw chunk (G = 0) has no groups: its rows have no invariant bits.
+                if let Some(&share) = per_group.get(m.group_of(r)) {
+                    rows_per_group[m.group_of(r)] += 1;
+                    inv_bits += share;
+                }
                 mask_bits += 1.0;
                 if m.is_raw(r) {
                     chunk_raw += 1;
