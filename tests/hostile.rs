@@ -331,7 +331,7 @@ fn entry_record(
         r.extend_from_slice(&d.to_le_bytes());
     }
     r.extend_from_slice(name);
-    while r.len() % 8 != 0 {
+    while !r.len().is_multiple_of(8) {
         r.push(0);
     }
     for &(offset, len, rows) in refs {

@@ -568,7 +568,7 @@ fn row_differential(case: &RowCase) {
         assert_eq!(len as usize, fast.len(), "RowEncoder::encode returns the record length");
         assert!(fast == oracle, "encoders disagree (portable: {portable})");
     }
-    assert!(oracle.len() as u64 <= raw_padded && oracle.len() as u64 % align == 0);
+    assert!(oracle.len() as u64 <= raw_padded && (oracle.len() as u64).is_multiple_of(align));
     for kind in [DecoderKind::Oracle, DecoderKind::Fast] {
         let mut back = vec![0u8; row_bytes];
         decode_row(kind, &oracle, &masks, &bitvals, w, row_bytes, align, &mut back)

@@ -99,7 +99,7 @@ fn largest_divisor_at_most(n: u64, limit: u64) -> u64 {
     }
     if limit.saturating_mul(limit) < n {
         // Every divisor <= limit is below sqrt(n): scan down from the limit (at most `limit` steps).
-        return (1..=limit).rev().find(|d| n % d == 0).unwrap_or(1);
+        return (1..=limit).rev().find(|d| n.is_multiple_of(*d)).unwrap_or(1);
     }
     // Divisors come in pairs (d, n/d) with d <= sqrt(n) <= limit: scan d upwards (at most
     // sqrt(n) <= limit steps); the first n/d that fits is the largest divisor that fits, and it is
@@ -107,7 +107,7 @@ fn largest_divisor_at_most(n: u64, limit: u64) -> u64 {
     let mut best = 1;
     let mut d = 1u64;
     while d.saturating_mul(d) <= n {
-        if n % d == 0 {
+        if n.is_multiple_of(d) {
             if n / d <= limit {
                 return n / d;
             }

@@ -558,7 +558,7 @@ fn bad_inputs_and_outputs() {
     // Unsupported npy dtypes and layouts: exit 2, E_UNSUPPORTED, nothing written.
     let handmade = |name: &str, dict: &str, data_len: usize| -> PathBuf {
         let mut h = dict.to_owned();
-        while (10 + h.len() + 1) % 64 != 0 {
+        while !(10 + h.len() + 1).is_multiple_of(64) {
             h.push(' ');
         }
         h.push('\n');

@@ -116,7 +116,7 @@ impl<W: Write> ContainerWriter<W> {
             bail!(ErrorCode::Shape, "shape {shape:?} overflows 64 bits")
         };
         ensure!(
-            total % row_bytes == 0,
+            total.is_multiple_of(row_bytes),
             ErrorCode::Shape,
             "{total} bytes of {dtype} {shape:?} do not split into rows of {row_bytes} bytes"
         );

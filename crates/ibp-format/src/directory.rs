@@ -178,7 +178,7 @@ impl Directory {
                 out.extend_from_slice(&d.to_le_bytes());
             }
             out.extend_from_slice(e.name.as_bytes());
-            while (out.len() - start) % 8 != 0 {
+            while !(out.len() - start).is_multiple_of(8) {
                 out.push(0);
             }
             for c in &e.chunks {

@@ -243,7 +243,7 @@ pub fn header_bytes(tensors: &[TensorSpec<'_>], metadata: Option<&BTreeMap<Strin
         offset = end;
     }
     json.push('}');
-    while json.len() % 8 != 0 {
+    while !json.len().is_multiple_of(8) {
         json.push(' ');
     }
     let mut out = Vec::with_capacity(8 + json.len());
