@@ -28,17 +28,18 @@ fn gpu() -> Option<Arc<GpuDevice>> {
     }
 }
 
+/// Decoded entries `(name, bytes)`.
+type Entries = Vec<(String, Vec<u8>)>;
+/// A rejection's code, or the text of a failure that is not a data error.
+type Rejection = Result<ErrorCode, String>;
+
 fn code_of(e: GpuError) -> Result<ErrorCode, String> {
     e.code().ok_or_else(|| format!("not a data error: {e}"))
 }
 
 /// Every entry of `bytes` decoded by the GPU: `Ok(entries)`, `Err(Ok(code))` for a rejection, or
 /// `Err(Err(text))` for a failure that is not a data error (which fails the test).
-fn gpu_decode(
-    dev: &Arc<GpuDevice>,
-    bytes: &[u8],
-    home: PayloadHome,
-) -> Result<Vec<(String, Vec<u8>)>, Result<ErrorCode, String>> {
+fn gpu_decode(dev: &Arc<GpuDevice>, bytes: &[u8], home: PayloadHome) -> Result<Entries, Rejection> {
     let mut reader = ibp_codec::ContainerReader::open(std::io::Cursor::new(bytes)).map_err(|e| Ok(e.code))?;
     let mut out = Vec::new();
     for e in 0..reader.entries().len() {
