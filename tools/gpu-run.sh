@@ -27,6 +27,8 @@ for l in sys.stdin:
         done
     cargo build -p ibp-gpu --release --bins
     cp target/release/ibp-gpu-bench "$D/" && strip "$D/ibp-gpu-bench"
+    cargo build -p ibp-conformance --release --features gpu
+    cp target/release/ibp-conformance "$D/" && strip "$D/ibp-conformance"
     if [ -d bench/data/gpu-pack ]; then cp bench/data/gpu-pack/*.npy "$D/data/"; fi
     ls -la "$D" "$D/tests" "$D/data"
     du -sh "$D"
@@ -65,7 +67,18 @@ if [ "${IBP_SKIP_TESTS:-0}" != 1 ]; then
             "$D/tests/gpu_decode" --test-threads=1 \
             corrupt_records bad_requests mixed_word_widths every_gpu partial_words container_entries 2>&1 | tee "$OUT/memcheck.log" | tail -n 30
         echo "memcheck exit ${PIPESTATUS[0]}" | tee -a "$OUT/memcheck.log"
+        # Hostile input: every fuzz input and conformance vector, under memcheck and initcheck.
+        for tool in memcheck initcheck; do
+            timeout 240 compute-sanitizer --tool $tool --error-exitcode 9 \
+                "$D/tests/fuzz_replay_gpu" --test-threads=1 --nocapture 2>&1 | tee "$OUT/replay-$tool.log" | tail -n 8
+            echo "$tool (fuzz replay) exit ${PIPESTATUS[0]}" | tee -a "$OUT/replay-$tool.log"
+        done
     fi
+fi
+if [ -x "$D/ibp-conformance" ]; then
+    # Conformance vectors through the CPU oracle, the CPU fast decoder and the GPU decoder.
+    "$D/ibp-conformance" run --gpu 2>&1 | tee "$OUT/conformance-gpu.txt" | tail -n 5
+    [ "${PIPESTATUS[0]}" = 0 ] || status=1
 fi
 if [ "${IBP_SKIP_BENCH:-0}" != 1 ]; then
     "$D/ibp-gpu-bench" --data-dir "$D/data" "$@" 2>&1 | tee "$OUT/bench.log"
