@@ -22,8 +22,8 @@ fn float_like_rows(rows: usize, row_bytes: usize, seed: u64) -> Vec<u8> {
         let r = next();
         let v: u32 = match r % 16 {
             0 => 0x7FC0_0000 | (r >> 40) as u32 & 0x3F_FFFF, // NaN with payload
-            1 => 0x8000_0000,                                 // -0.0
-            2 => (r >> 16) as u32,                            // anything
+            1 => 0x8000_0000,                                // -0.0
+            2 => (r >> 16) as u32,                           // anything
             _ => 0x3F00_0000 | ((r >> 20) as u32 & 0x00FF_FFFF),
         };
         out.extend_from_slice(&v.to_le_bytes());
@@ -35,7 +35,13 @@ fn float_like_rows(rows: usize, row_bytes: usize, seed: u64) -> Vec<u8> {
 }
 
 fn options(width: Option<WordWidth>, align_log2: u8, groups: u32, chunk_rows: Option<u32>) -> EncodeOptions {
-    EncodeOptions { word_width: width, align_log2, groups, chunk_rows, ..EncodeOptions::default() }
+    EncodeOptions {
+        word_width: width,
+        align_log2,
+        groups,
+        chunk_rows,
+        ..EncodeOptions::default()
+    }
 }
 
 proptest! {
@@ -116,7 +122,8 @@ fn empty_entries_and_empty_files_round_trip() {
 
     let mut w = ContainerWriter::new(Vec::new(), EncodeOptions::default()).unwrap();
     w.write_entry("none", Dtype::F16, &[0, 8], 16, &[]).unwrap();
-    w.write_entry("scalar", Dtype::F64, &[], 8, &(-0.0f64).to_le_bytes()).unwrap();
+    w.write_entry("scalar", Dtype::F64, &[], 8, &(-0.0f64).to_le_bytes())
+        .unwrap();
     let file = w.finish().unwrap();
     let mut r = ContainerReader::open(Cursor::new(&file)).unwrap();
     assert_eq!(r.decode_entry(0, DecoderKind::Fast).unwrap(), Vec::<u8>::new());
@@ -126,10 +133,19 @@ fn empty_entries_and_empty_files_round_trip() {
 #[test]
 fn writer_rejects_bad_entries_with_typed_errors() {
     let mut w = ContainerWriter::new(Vec::new(), EncodeOptions::default()).unwrap();
-    assert_eq!(w.begin_entry("", Dtype::F32, &[1], 4).unwrap_err().code, ErrorCode::Name);
-    assert_eq!(w.begin_entry("x", Dtype::F32, &[3], 8).unwrap_err().code, ErrorCode::Shape);
+    assert_eq!(
+        w.begin_entry("", Dtype::F32, &[1], 4).unwrap_err().code,
+        ErrorCode::Name
+    );
+    assert_eq!(
+        w.begin_entry("x", Dtype::F32, &[3], 8).unwrap_err().code,
+        ErrorCode::Shape
+    );
     w.write_entry("x", Dtype::F32, &[1], 4, &[0; 4]).unwrap();
-    assert_eq!(w.begin_entry("x", Dtype::F32, &[1], 4).unwrap_err().code, ErrorCode::Name);
+    assert_eq!(
+        w.begin_entry("x", Dtype::F32, &[1], 4).unwrap_err().code,
+        ErrorCode::Name
+    );
     w.begin_entry("y", Dtype::F32, &[2], 4).unwrap();
     w.write_rows(&[0; 4]).unwrap();
     assert_eq!(w.end_entry().unwrap_err().code, ErrorCode::InvalidArgument);
@@ -142,10 +158,25 @@ fn gather_rejects_out_of_range_rows_and_limits() {
     w.write_entry("x", Dtype::F32, &[10, 4], 16, &data).unwrap();
     let file = w.finish().unwrap();
     let mut r = ContainerReader::open(Cursor::new(&file)).unwrap();
-    assert_eq!(r.gather(0, &[10], DecoderKind::Fast).unwrap_err().code, ErrorCode::RowIndex);
-    assert_eq!(r.gather(1, &[0], DecoderKind::Fast).unwrap_err().code, ErrorCode::RowIndex);
-    let limits = ibp::codec::Limits { max_gather_rows: 2, ..Default::default() };
+    assert_eq!(
+        r.gather(0, &[10], DecoderKind::Fast).unwrap_err().code,
+        ErrorCode::RowIndex
+    );
+    assert_eq!(
+        r.gather(1, &[0], DecoderKind::Fast).unwrap_err().code,
+        ErrorCode::RowIndex
+    );
+    let limits = ibp::codec::Limits {
+        max_gather_rows: 2,
+        ..Default::default()
+    };
     let mut r = ContainerReader::open_with_limits(Cursor::new(&file), limits).unwrap();
-    assert_eq!(r.gather(0, &[1, 2, 3], DecoderKind::Fast).unwrap_err().code, ErrorCode::Limit);
-    assert_eq!(r.gather(0, &[9, 0], DecoderKind::Fast).unwrap(), [&data[144..160], &data[0..16]].concat());
+    assert_eq!(
+        r.gather(0, &[1, 2, 3], DecoderKind::Fast).unwrap_err().code,
+        ErrorCode::Limit
+    );
+    assert_eq!(
+        r.gather(0, &[9, 0], DecoderKind::Fast).unwrap(),
+        [&data[144..160], &data[0..16]].concat()
+    );
 }
