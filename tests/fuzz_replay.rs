@@ -178,3 +178,40 @@ fn replay_cases_agree_with_the_fast_cpu_decoder() {
     }
     assert!(decoded >= 10, "only {decoded} cases decode");
 }
+
+#[test]
+fn conformance_vectors_pass_every_container_property() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("conformance/vectors");
+    let Ok(listing) = std::fs::read_dir(&dir) else {
+        eprintln!("no conformance/vectors yet: nothing to replay");
+        return;
+    };
+    let mut paths: Vec<PathBuf> = listing
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "ibp"))
+        .collect();
+    paths.sort();
+    let mut failures = Vec::new();
+    for path in &paths {
+        let bytes = std::fs::read(path).unwrap();
+        for target in ["parse", "decode", "differential", "no_leak"] {
+            if catch_unwind(AssertUnwindSafe(|| check(target, &bytes))).is_err() {
+                failures.push(format!("{target}: {}", path.display()));
+            }
+        }
+        let gather = replay::make_gather_input(&[0, 3, 1, 0x8000_0002], &bytes);
+        if catch_unwind(AssertUnwindSafe(|| check("gather", &gather))).is_err() {
+            failures.push(format!("gather: {}", path.display()));
+        }
+    }
+    let valid = paths
+        .iter()
+        .filter(|p| ibp_codec::decode_bytes(&std::fs::read(p).unwrap(), ibp_codec::row::DecoderKind::Fast).is_ok())
+        .count();
+    eprintln!(
+        "{} conformance vectors ({valid} valid) through 5 properties",
+        paths.len()
+    );
+    assert!(paths.is_empty() || valid > 0, "no conformance vector decodes");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
