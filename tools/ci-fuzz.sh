@@ -25,13 +25,13 @@ failed=()
 for t in "${targets[@]}"; do
     log=$(mktemp)
     echo "== fuzz $t for ${secs}s"
-    before=$(find "fuzz/artifacts/$t" -type f 2>/dev/null | sort)
+    before=$({ find "fuzz/artifacts/$t" -type f 2>/dev/null || true; } | sort)
     if FUZZ_LOG="$log" tools/fuzz.sh "$t" "$secs" >/dev/null 2>&1; then
         grep -E '^#[0-9]+[[:space:]]+DONE|stat::number_of_executed_units' "$log" || true
     else
         echo "!! $t FAILED" >&2
         tail -n 60 "$log" >&2
-        after=$(find "fuzz/artifacts/$t" -type f 2>/dev/null | sort)
+        after=$({ find "fuzz/artifacts/$t" -type f 2>/dev/null || true; } | sort)
         comm -13 <(echo "$before") <(echo "$after") | sed 's/^/!! new crash file: /' >&2
         failed+=("$t")
     fi
