@@ -443,13 +443,36 @@ ibp_gather(const IbpGatherParams prm) {
 // ---- whole-chunk / range decode in tiles -------------------------------------------------------
 //
 // ibp_decode_tiles decodes rows prm.first_row .. prm.first_row + prm.count - 1 (prm.rows is null).
-// Work is cut into tiles of at most `tile_rows` consecutive rows of one chunk: tile_starts[c] is the
-// index of chunk c's first tile (tile_starts[chunk_count] = total tiles; only chunks overlapping the
-// range have tiles). Per tile, the block computes the record offsets with a block-wide scan of the
-// stored row lengths, loads the tile's compressed bytes (contiguous) into shared memory with 16-byte
-// loads, then its warps decode one row each from shared memory.
-// Dynamic shared memory: tile_bytes (multiple of 16, >= tile_rows * raw_padded + 48) for the
-// records, then 4 * (tile_rows + 1) bytes of offsets.
+// Launch: blocks of IBP_TILE_WARPS warps. Work is cut into tiles of at most `tile_rows` consecutive
+// rows of one chunk: tile_starts[c] is the index of chunk c's first tile (tile_starts[chunk_count] =
+// total tiles; only chunks overlapping the range have tiles). Per tile, the block computes the record
+// offsets with a block-wide scan of the stored row lengths, loads the tile's compressed bytes
+// (contiguous) into shared memory with 16-byte loads (4 in flight per thread), then its warps decode
+// one row each from shared memory. A tile whose rows are all raw with no padding is copied straight
+// from the payload to the output.
+//
+// Per-position tables (chunks with 1 <= G*n <= table_entries, built once per chunk a block meets).
+// The free bits (~Mask) of each 32-bit half of a word form at most two runs in the usual case (float
+// data: a mantissa/exponent run and the sign bit). Each half of a participating word is then
+//   (X << sh0) & run0 | (X << sh1) & run1 | Bitval,   X = the 32 stream bits at the half's field,
+// with sh0 = start of run 0 and sh1 = start of run 1 - length of run 0: no deposit loop. Entry j:
+//   tmask[j] = {run0 lo, run1 lo, run0 hi, run1 hi}  (a half with 3+ runs: {free lo, 0, free hi, 0})
+//   tinfo[j] = {Bitval lo, Bitval hi, sh0 lo | sh1 lo << 8 | sh0 hi << 16 | sh1 hi << 24,
+//               F | (free bits in the low half) << 8 | (3+ runs in a half) << 31}
+// Words with 3+ runs in a half deposit run by run; chunks without a table use the per-lane
+// Mask/Bitval path of ibp_gather.
+//
+// Dynamic shared memory: 16 guard bytes, tile_bytes (multiple of 16, >= tile_rows * raw_padded + 48)
+// for the records, 4 * (tile_rows + 1) bytes of offsets rounded up to 16, then the table
+// (table_entries * 32 bytes: tmask uint4[], tinfo uint4[]).
+
+#define IBP_TILE_WARPS 8
+#ifndef IBP_TILE_MIN_BLOCKS
+#define IBP_TILE_MIN_BLOCKS 4  // blocks per SM the register budget is sized for (64 registers at 4)
+#endif
+#define IBP_TILE_THREADS (32 * IBP_TILE_WARPS)
+#define IBP_TILE_GUARD 16
+#define IBP_TILE_MULTI (1u << 31)
 
 __device__ __forceinline__ ibp_u64 read_stored_len(const ibp_u8* p, ibp_u32 lb) {
     return lb == 1 ? (ibp_u64)p[0]
@@ -457,19 +480,264 @@ __device__ __forceinline__ ibp_u64 read_stored_len(const ibp_u8* p, ibp_u32 lb) 
                    : (ibp_u64)p[0] | ((ibp_u64)p[1] << 8) | ((ibp_u64)p[2] << 16) | ((ibp_u64)p[3] << 24);
 }
 
-extern "C" __global__ void __launch_bounds__(32 * IBP_WARPS_PER_BLOCK)
-ibp_decode_tiles(const IbpGatherParams prm, const ibp_u32* tile_starts, ibp_u32 tile_rows, ibp_u32 tile_bytes) {
+// Inclusive warp scan (shfl.up's in-range predicate guards the add: two instructions per step).
+#define IBP_SCAN_STEP(x, d)                                                   \
+    asm volatile("{\n\t.reg .u32 r;\n\t.reg .pred p;\n\t"                   \
+                 "shfl.sync.up.b32 r|p, %0, " #d ", 0, 0xffffffff;\n\t"       \
+                 "@p add.u32 %0, r, %0;\n\t}"                                \
+                 : "+r"(x))
+__device__ __forceinline__ ibp_u32 warp_inclusive_scan(ibp_u32 x) {
+    IBP_SCAN_STEP(x, 1);
+    IBP_SCAN_STEP(x, 2);
+    IBP_SCAN_STEP(x, 4);
+    IBP_SCAN_STEP(x, 8);
+    IBP_SCAN_STEP(x, 16);
+    return x;
+}
+
+// Bits [b, b+32) of the shared-memory bit stream w (bit b = bit b%32 of word b/32).
+__device__ __forceinline__ ibp_u32 sbits32(const ibp_u32* w, ibp_u32 b) {
+    const ibp_u32 i = b >> 5;
+    return __funnelshift_r(w[i], w[i + 1], b & 31u);
+}
+
+// The first two runs of set bits of x: masks run0/run1, shifts sh0 = start of run 0 and
+// sh1 = start of run 1 - length of run 0 (so a field's bits land in the runs in order); false when x
+// has more than two runs.
+__device__ __forceinline__ bool two_runs(ibp_u32 x, ibp_u32& run0, ibp_u32& run1, ibp_u32& sh0, ibp_u32& sh1) {
+    run0 = run1 = sh0 = sh1 = 0;
+    if (x == 0u) return true;
+    const ibp_u32 p0 = (ibp_u32)(__ffs((int)x) - 1);
+    const ibp_u32 t0 = x >> p0;
+    const ibp_u32 l0 = (ibp_u32)__popc(t0 & ~(t0 + 1u));  // 1 .. 32 - p0
+    run0 = (l0 >= 32u ? ~0u : ((1u << l0) - 1u)) << p0;
+    sh0 = p0;
+    const ibp_u32 rest = x & ~run0;
+    if (rest == 0u) return true;
+    const ibp_u32 p1 = (ibp_u32)(__ffs((int)rest) - 1);  // > p0 + l0
+    const ibp_u32 t1 = rest >> p1;
+    const ibp_u32 l1 = (ibp_u32)__popc(t1 & ~(t1 + 1u));  // < 32
+    run1 = ((1u << l1) - 1u) << p1;
+    sh1 = p1 - l0;
+    return (rest & ~run1) == 0u;
+}
+
+// Table entry of one position from its Mask m and Bitval b (W-bit words).
+template <int WB>
+__device__ __forceinline__ void table_entry(ibp_u64 m, ibp_u64 b, uint4& tm, uint4& ti) {
+    const ibp_u64 wmask = WB == 8 ? ~0ull : ((1ull << (8 * WB)) - 1ull);
+    const ibp_u64 free_bits = ~m & wmask;
+    const ibp_u32 free_lo = (ibp_u32)free_bits, free_hi = (ibp_u32)(free_bits >> 32);
+    ibp_u32 r0l, r1l, s0l, s1l, r0h, r1h, s0h, s1h;
+    const bool two_lo = two_runs(free_lo, r0l, r1l, s0l, s1l);
+    const bool two_hi = two_runs(free_hi, r0h, r1h, s0h, s1h);
+    const ibp_u32 f_lo = (ibp_u32)__popc(free_lo);
+    const ibp_u32 f = f_lo + (ibp_u32)__popc(free_hi);  // W - popcount(Mask)
+    const bool multi = !(two_lo && two_hi);
+    tm = multi ? make_uint4(free_lo, 0u, free_hi, 0u) : make_uint4(r0l, r1l, r0h, r1h);
+    const ibp_u64 bv = b & wmask;
+    ti = make_uint4((ibp_u32)bv, (ibp_u32)(bv >> 32), s0l | (s1l << 8) | (s0h << 16) | (s1h << 24),
+                    f | (f_lo << 8) | (multi ? IBP_TILE_MULTI : 0u));
+}
+
+template <int WB>
+__device__ __forceinline__ ibp_u64 load_word(const ibp_u8* p, ibp_u64 i) {
+    typedef typename Word<WB>::T T;
+    return (ibp_u64)__ldg((const T*)p + i);
+}
+
+// Decodes one coded record at byte rec_byte of the shared-memory stream w through the tables
+// (entries tmask/tinfo of the row's group). Same checks, order and codes as decode_coded.
+// n_ok: n == ceil(row_bytes / WB) (checked once per tile).
+template <int WB>
+__device__ __forceinline__ ibp_u32 decode_table_row(const ibp_u32* w, ibp_u32 rec_byte, ibp_u32 len, ibp_u8* dst,
+                                                    const uint4* tmask, const uint4* tinfo,
+                                                    ibp_u32 n, bool n_ok, ibp_u32 row_bytes, ibp_u32 align_log2, ibp_u32 lane) {
+    typedef typename Word<WB>::R R;
+    const ibp_u32 W = WB * 8;
+    const bool aligned = (((size_t)dst) & (WB - 1)) == 0;
+    if (!n_ok) return IBP_STATUS_LAYOUT;
+    const ibp_u32 last_bytes = row_bytes - (n - 1) * WB;  // 1 .. WB
+    bool partial_bad = false;
+    const ibp_u32 total_bits = len * 8;
+    if (n > total_bits) return IBP_STATUS_ROW_LENGTH;
+    const ibp_u32 base = rec_byte * 8;
+    const ibp_u32 wlow = WB >= 4 ? ~0u : (1u << W) - 1u;  // a non-participating word: all W bits
+    ibp_u32 pos = n;  // stream bit of the next field
+    for (ibp_u32 j0 = 0; j0 < n; j0 += 32) {
+        const ibp_u32 j = j0 + lane;
+        const bool active = j < n;
+        const ibp_u32 pbits = sbits32(w, base + j0);
+        const bool p = active && ((pbits >> lane) & 1u);
+        const ibp_u32 jt = active ? j : 0u;  // the table has n >= 1 entries per group
+        const uint4 tm = tmask[jt];
+        const uint4 ti = tinfo[jt];
+        const ibp_u32 f = active ? (p ? (ti.w & 127u) : W) : 0u;
+        const ibp_u32 x = warp_inclusive_scan(f);  // bit offsets of the fields within the round
+        const ibp_u32 round_bits = __shfl_sync(FULL_MASK, x, 31);
+        if (pos + round_bits > total_bits) return IBP_STATUS_ROW_LENGTH;
+        if (active) {
+            const ibp_u32 s = base + pos + (x - f);  // stream bit of this word's field
+            R word;
+            if (p && (int)ti.w < 0) {  // IBP_TILE_MULTI: 3+ runs of free bits in a half
+                ibp_u64 v64 = (ibp_u64)sbits32(w, s) | ((ibp_u64)sbits32(w, s + 32) << 32);
+                v64 &= low_mask64(ti.w & 127u);
+                const ibp_u64 free_bits = (ibp_u64)tm.x | ((ibp_u64)tm.z << 32);
+                const ibp_u64 bv = (ibp_u64)ti.x | ((ibp_u64)ti.y << 32);
+                word = (R)bv | deposit((R)v64, (R)free_bits);
+            } else {
+                const ibp_u32 xl = sbits32(w, s);
+                ibp_u32 lo_w;
+                if (p) lo_w = (__funnelshift_l(0u, xl, ti.z) & tm.x) | (__funnelshift_l(0u, xl, ti.z >> 8) & tm.y) | ti.x;
+                else lo_w = xl & wlow;
+                if (WB == 8) {
+                    const ibp_u32 xh = sbits32(w, s + (p ? ((ti.w >> 8) & 63u) : 32u));
+                    ibp_u32 hi_w;
+                    if (p) hi_w = (__funnelshift_l(0u, xh, ti.z >> 16) & tm.z) | (__funnelshift_l(0u, xh, ti.z >> 24) & tm.w) | ti.y;
+                    else hi_w = xh;
+                    word = (R)(((ibp_u64)hi_w << 32) | lo_w);
+                } else {
+                    word = (R)lo_w;
+                }
+            }
+            if (j + 1 == n) {
+                if (last_bytes < WB) partial_bad = (word >> (8 * last_bytes)) != 0;
+                store_word<WB>(dst, j, word, last_bytes, aligned);
+            } else {
+                store_word<WB>(dst, j, word, WB, aligned);
+            }
+        }
+        pos += round_bits;
+    }
+    // Record length rule: L == align_up(ceil(T/8), A).
+    const ibp_u32 a = 1u << align_log2;
+    const ibp_u32 need = (((pos + 7) >> 3) + a - 1) & ~(a - 1);
+    if (need != len) return IBP_STATUS_ROW_LENGTH;
+    // Padding bits T .. 8L-1 must be zero (byte T/8 from bit T%8 on, then whole bytes), and a partial
+    // last word's bits above the row's bytes too (spec 2.4, 6.2): both are E_PADDING.
+    const ibp_u8* bytes = (const ibp_u8*)w + rec_byte;
+    bool bad = partial_bad;
+    const ibp_u32 t0 = pos >> 3;
+#pragma unroll 1
+    for (ibp_u32 t = t0 + lane; t < len; t += 32) bad |= (bytes[t] >> (t == t0 ? (pos & 7) : 0u)) != 0;
+    if (__any_sync(FULL_MASK, bad)) return IBP_STATUS_PADDING;
+    return IBP_STATUS_OK;
+}
+
+// Copies a raw row from shared memory: 16-byte or 4-byte accesses when both ends allow, else bytes.
+__device__ __forceinline__ void smem_row_copy(ibp_u8* dst, const ibp_u8* from, ibp_u32 nbytes, ibp_u32 lane) {
+    const ibp_u32 al = (ibp_u32)(((size_t)from) | ((size_t)dst));
+    ibp_u32 done = 0;
+    if ((al & 15u) == 0) {
+        const ibp_u32 vecs = nbytes >> 4;
+        for (ibp_u32 i = lane; i < vecs; i += 32) ((uint4*)dst)[i] = ((const uint4*)from)[i];
+        done = vecs << 4;
+    } else if ((al & 3u) == 0) {
+        const ibp_u32 words = nbytes >> 2;
+        for (ibp_u32 i = lane; i < words; i += 32) ((ibp_u32*)dst)[i] = ((const ibp_u32*)from)[i];
+        done = words << 2;
+    }
+    for (ibp_u32 b = done + lane; b < nbytes; b += 32) dst[b] = from[b];
+}
+
+// Per-tile values every row of the tile shares.
+struct TileCtx {
+    const ibp_u8* tile;        // shared memory: tile_smem + IBP_TILE_GUARD (the tile's first 16-byte vector)
+    ibp_u32 skew;              // byte of the first record within that vector
+    const ibp_u32* offsets;    // record offsets (nrows + 1)
+    const uint4* tmask;        // table of the chunk's positions
+    const uint4* tinfo;
+    bool use_table;            // false: decode with per-lane Mask/Bitval loads
+    const ibp_u8* masks;       // the chunk's Mask words in global memory (Bitvals at + words_bytes)
+    ibp_u64 words_bytes;
+    ibp_u64 groups;            // payload-independent: meta offset of the group ids
+    ibp_u64 r0;                // chunk row of the tile's first row
+    ibp_u64 k0;                // request index of the tile's first row
+    ibp_u32 nrows, n, G, raw_padded, align_log2;
+    bool meta_ok;              // Mask/Bitval words lie inside the metadata buffer
+    bool n_ok;                 // n == ceil(row_bytes / (W/8))
+};
+
+// Decodes the rows of a tile that belong to this warp (rows warp, warp + IBP_TILE_WARPS, ...).
+template <int WB>
+__device__ __forceinline__ void decode_tile_rows(const IbpGatherParams& prm, const TileCtx& t, ibp_u32 warp, ibp_u32 lane) {
+    const ibp_u32 row_bytes = prm.row_bytes;
+    for (ibp_u32 row = warp; row < t.nrows; row += IBP_TILE_WARPS) {
+        const ibp_u64 k = t.k0 + row;
+        const ibp_u32 off = t.offsets[row];
+        const ibp_u32 len = t.offsets[row + 1] - off;
+        ibp_u8* dst = prm.out + k * (ibp_u64)row_bytes;
+        ibp_u32 code = IBP_STATUS_OK;
+        if (len == t.raw_padded) {
+            const ibp_u8* from = t.tile + t.skew + off;
+            smem_row_copy(dst, from, row_bytes, lane);
+            bool bad = false;
+            for (ibp_u32 b = row_bytes + lane; b < len; b += 32) bad |= from[b] != 0;
+            if (__any_sync(FULL_MASK, bad)) code = IBP_STATUS_PADDING;
+        } else {
+            ibp_u32 g = 0;
+            if (t.G == 0) code = IBP_STATUS_ROW_LENGTH;  // raw chunk: every record raw (spec 5.5)
+            else if (t.G > 1) {
+                const ibp_u64 r = t.r0 + row;
+                if (t.groups + r >= prm.meta_size) code = IBP_STATUS_LAYOUT;
+                else { g = prm.meta[t.groups + r]; if (g >= t.G) code = IBP_STATUS_GROUP_ID; }
+            }
+            if (code == IBP_STATUS_OK && !t.meta_ok) code = IBP_STATUS_LAYOUT;
+            if (code == IBP_STATUS_OK) {
+                if (t.use_table) {
+                    const ibp_u32 e = g * t.n;
+                    code = decode_table_row<WB>((const ibp_u32*)(t.tile - IBP_TILE_GUARD), IBP_TILE_GUARD + t.skew + off, len,
+                                                dst, t.tmask + e, t.tinfo + e, t.n, t.n_ok, row_bytes, t.align_log2, lane);
+                } else {
+                    SmemRecord rec;
+                    rec.w = (const ibp_u32*)t.tile;
+                    rec.len = len;
+                    rec.off = t.skew + off;
+                    const ibp_u8* masks = t.masks + (ibp_u64)g * t.n * WB;
+                    code = decode_coded<WB>(rec, dst, masks, masks + t.words_bytes, t.n, row_bytes, t.align_log2, lane);
+                }
+            }
+        }
+        if (code != IBP_STATUS_OK && lane == 0) ibp_report(prm.status, k, code);
+    }
+}
+
+template <int WB>
+__device__ __forceinline__ void build_table(const ibp_u8* masks, ibp_u64 words_bytes, ibp_u32 entries,
+                                            uint4* tmask, uint4* tinfo) {
+    for (ibp_u32 i = threadIdx.x; i < entries; i += IBP_TILE_THREADS) {
+        uint4 tm, ti;
+        table_entry<WB>(load_word<WB>(masks, i), load_word<WB>(masks + words_bytes, i), tm, ti);
+        tmask[i] = tm;
+        tinfo[i] = ti;
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(IBP_TILE_THREADS, IBP_TILE_MIN_BLOCKS)
+ibp_decode_tiles(const IbpGatherParams prm, const ibp_u32* tile_starts, ibp_u32 tile_rows, ibp_u32 tile_bytes,
+                 ibp_u32 table_entries) {
     extern __shared__ __align__(16) ibp_u8 tile_smem[];
     __shared__ ibp_u64 s_tile_start;   // payload offset (within the chunk) of the tile's first record
-    __shared__ ibp_u32 s_warp_sums[IBP_WARPS_PER_BLOCK];
+    __shared__ ibp_u32 s_warp_sums[IBP_TILE_WARPS];
     __shared__ ibp_u32 s_bad_tile;     // tile + 1 of the last tile found malformed (no reset needed)
-    ibp_u32* offsets = (ibp_u32*)(tile_smem + tile_bytes);
+    ibp_u8* const tile_buf = tile_smem + IBP_TILE_GUARD;
+    ibp_u32* const offsets = (ibp_u32*)(tile_buf + tile_bytes);
+    ibp_u8* const table = (ibp_u8*)offsets + ((4 * (tile_rows + 1) + 15) & ~15u);
+    uint4* const tmask = (uint4*)table;
+    uint4* const tinfo = tmask + table_entries;
     const ibp_u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const ibp_u32 total_tiles = tile_starts[prm.chunk_count];
     const ibp_u64 range_end = prm.first_row + prm.count;
+    ibp_u32 table_chunk = ~0u;  // chunk whose table is in shared memory (same in every thread)
+    bool table_ok = false;
     if (threadIdx.x == 0) s_bad_tile = 0;
     __syncthreads();
-    for (ibp_u32 tile = blockIdx.x; tile < total_tiles; tile += gridDim.x) {
+    // Each block takes a contiguous run of tiles, so that consecutive tiles share a chunk (and its table).
+    const ibp_u64 per_block = ((ibp_u64)total_tiles + gridDim.x - 1) / gridDim.x;
+    const ibp_u64 run_begin = (ibp_u64)blockIdx.x * per_block;
+    const ibp_u64 run_end = run_begin + per_block < total_tiles ? run_begin + per_block : (ibp_u64)total_tiles;
+    for (ibp_u64 tile64 = run_begin; tile64 < run_end; tile64++) {
+        const ibp_u32 tile = (ibp_u32)tile64;
         // Chunk of the tile: last c with tile_starts[c] <= tile.
         ibp_u32 lo = 0, hi = prm.chunk_count;
         while (hi - lo > 1) {
@@ -486,6 +754,25 @@ ibp_decode_tiles(const IbpGatherParams prm, const ibp_u32* tile_starts, ibp_u32 
         const ibp_u32 nrows = (ibp_u32)(t_end - t_first);
         const ibp_u64 r0 = t_first - chunk_first;  // row within the chunk
         const ibp_u32 lb = c.length_bytes, align_log2 = c.align_log2;
+        const ibp_u32 G = c.group_count, n = c.words_per_row, wb = c.word_bytes;
+        const ibp_u64 words_bytes = (ibp_u64)G * n * wb;
+        const bool meta_ok = c.masks_offset <= prm.meta_size && 2 * words_bytes <= prm.meta_size - c.masks_offset;
+        // 0. Tables of the chunk's positions (the previous tile's rows are done: barrier at loop end).
+        if (lo != table_chunk) {
+            table_chunk = lo;
+            const ibp_u64 entries = (ibp_u64)G * n;
+            table_ok = G >= 1 && meta_ok && entries <= table_entries &&
+                       (wb == 1 || wb == 2 || wb == 4 || wb == 8);
+            if (table_ok) {
+                const ibp_u8* masks = prm.meta + c.masks_offset;
+                switch (wb) {
+                    case 1: build_table<1>(masks, words_bytes, (ibp_u32)entries, tmask, tinfo); break;
+                    case 2: build_table<2>(masks, words_bytes, (ibp_u32)entries, tmask, tinfo); break;
+                    case 4: build_table<4>(masks, words_bytes, (ibp_u32)entries, tmask, tinfo); break;
+                    default: build_table<8>(masks, words_bytes, (ibp_u32)entries, tmask, tinfo); break;
+                }
+            }
+        }
         // 1. Offset of the tile's first record: anchor + lengths of rows (r0 & ~31) .. r0 - 1 (warp 0).
         if (warp == 0) {
             const ibp_u64 anchor = c.anchors_index + (r0 >> 5);
@@ -507,7 +794,7 @@ ibp_decode_tiles(const IbpGatherParams prm, const ibp_u32* tile_starts, ibp_u32 
             }
         }
         // 2. Record lengths of the tile's rows -> exclusive scan -> offsets[0..nrows].
-        const ibp_u32 per = (nrows + blockDim.x - 1) / blockDim.x;  // consecutive rows per thread
+        const ibp_u32 per = (nrows + IBP_TILE_THREADS - 1) / IBP_TILE_THREADS;  // consecutive rows per thread
         const ibp_u32 my0 = threadIdx.x * per;
         ibp_u32 my_sum = 0;
         bool ok = true;
@@ -531,21 +818,12 @@ ibp_decode_tiles(const IbpGatherParams prm, const ibp_u32* tile_starts, ibp_u32 
         if (!ok) s_bad_tile = tile + 1;
         __syncthreads();
         ibp_u32 base = 0, total = 0;
-        for (ibp_u32 w = 0; w < IBP_WARPS_PER_BLOCK; w++) {
-            if (w < warp) base += s_warp_sums[w];
-            total += s_warp_sums[w];
+#pragma unroll
+        for (ibp_u32 w = 0; w < IBP_TILE_WARPS; w++) {
+            const ibp_u32 sw = s_warp_sums[w];
+            if (w < warp) base += sw;
+            total += sw;
         }
-        ibp_u32 run = base + x - my_sum;
-        for (ibp_u32 i = 0; i < per; i++) {
-            const ibp_u32 row = my0 + i;
-            if (row < nrows) {
-                offsets[row] = run;
-                const ibp_u64 at = c.lengths_offset + (r0 + row) * lb;
-                if (at + lb <= prm.meta_size) run += (ibp_u32)(((ibp_u64)c.length_base + read_stored_len(prm.meta + at, lb)) << align_log2);
-            }
-        }
-        if (threadIdx.x == 0) offsets[nrows] = total;
-        __syncthreads();
         const ibp_u64 start = s_tile_start;
         // The tile must lie inside the chunk's payload and fit the shared-memory buffer.
         const bool tile_ok = s_bad_tile != tile + 1 && start <= c.payload_len && total <= c.payload_len - start &&
@@ -556,50 +834,88 @@ ibp_decode_tiles(const IbpGatherParams prm, const ibp_u32* tile_starts, ibp_u32 
             __syncthreads();
             continue;
         }
-        // 3. Load the tile's compressed bytes (16-byte vectors covering them) into shared memory.
         const ibp_u8* src = prm.payload + c.payload_offset + start;
-        ibp_u64 vecs;
-        const uint4* s = stage_span(src, total, vecs);
-        uint4* d = (uint4*)tile_smem;
-        for (ibp_u64 i = threadIdx.x; i < vecs; i += blockDim.x) d[i] = s[i];
-        __syncthreads();
-        // 4. One warp per row, decoding from shared memory.
-        const ibp_u32 skew = (ibp_u32)((size_t)src & 15);
-        for (ibp_u32 row = warp; row < nrows; row += IBP_WARPS_PER_BLOCK) {
-            const ibp_u64 k = t_first + row - prm.first_row;
-            const ibp_u32 off = offsets[row];
-            const ibp_u64 len = offsets[row + 1] - off;
-            ibp_u8* dst = prm.out + k * (ibp_u64)prm.row_bytes;
-            ibp_u32 code = IBP_STATUS_OK;
-            if (len == c.raw_padded) {
-                const ibp_u8* from = tile_smem + skew + off;
-                warp_copy(dst, from, prm.row_bytes, lane);
-                bool bad = false;
-                for (ibp_u64 t = prm.row_bytes + lane; t < len; t += 32) bad |= from[t] != 0;
-                if (__any_sync(FULL_MASK, bad)) code = IBP_STATUS_PADDING;
-            } else {
-                ibp_u32 g = 0;
-                const ibp_u32 G = c.group_count;
-                const ibp_u64 r = r0 + row;
-                if (G == 0) code = IBP_STATUS_ROW_LENGTH;  // raw chunk: every record raw (spec 5.5)
-                else if (G > 1) {
-                    if (c.groups_offset + r >= prm.meta_size) code = IBP_STATUS_LAYOUT;
-                    else { g = prm.meta[c.groups_offset + r]; if (g >= G) code = IBP_STATUS_GROUP_ID; }
+        ibp_u8* const out_tile = prm.out + (t_first - prm.first_row) * (ibp_u64)prm.row_bytes;
+        // 3a. Every row raw with no padding: the records are the output rows; copy them directly.
+        if ((ibp_u64)total == (ibp_u64)nrows * c.raw_padded && c.raw_padded == prm.row_bytes &&
+            ((((size_t)src) | ((size_t)out_tile)) & 15) == 0) {
+            const uint4* s = (const uint4*)src;
+            uint4* d = (uint4*)out_tile;
+            const ibp_u32 vecs = total >> 4;
+            for (ibp_u32 i0 = threadIdx.x; i0 < vecs; i0 += 4 * IBP_TILE_THREADS) {
+                uint4 v[4];
+#pragma unroll
+                for (int u = 0; u < 4; u++) {
+                    const ibp_u32 i = i0 + u * IBP_TILE_THREADS;
+                    if (i < vecs) v[u] = s[i];
                 }
-                const ibp_u32 n = c.words_per_row, wb = c.word_bytes;
-                const ibp_u64 words_bytes = (ibp_u64)G * n * wb;
-                if (code == IBP_STATUS_OK && (c.masks_offset > prm.meta_size || 2 * words_bytes > prm.meta_size - c.masks_offset)) code = IBP_STATUS_LAYOUT;
-                if (code == IBP_STATUS_OK) {
-                    SmemRecord rec;
-                    rec.w = (const ibp_u32*)tile_smem;
-                    rec.len = len;
-                    rec.off = skew + off;
-                    const ibp_u8* masks = prm.meta + c.masks_offset + (ibp_u64)g * n * wb;
-                    code = decode_any(rec, dst, masks, masks + words_bytes, n, wb, prm.row_bytes, align_log2, lane);
+#pragma unroll
+                for (int u = 0; u < 4; u++) {
+                    const ibp_u32 i = i0 + u * IBP_TILE_THREADS;
+                    if (i < vecs) d[i] = v[u];
                 }
             }
-            if (code != IBP_STATUS_OK && lane == 0) ibp_report(prm.status, k, code);
+            for (ibp_u32 b = (vecs << 4) + threadIdx.x; b < total; b += IBP_TILE_THREADS) out_tile[b] = src[b];
+            __syncthreads();  // s_warp_sums and s_tile_start are rewritten by the next tile
+            continue;
         }
-        __syncthreads();  // the tile buffer and offsets are reused
+        // 3b. Offsets, and the tile's compressed bytes (16-byte vectors covering them) into shared memory.
+        ibp_u32 run = base + x - my_sum;
+        for (ibp_u32 i = 0; i < per; i++) {
+            const ibp_u32 row = my0 + i;
+            if (row < nrows) {
+                offsets[row] = run;
+                const ibp_u64 at = c.lengths_offset + (r0 + row) * lb;
+                if (at + lb <= prm.meta_size) run += (ibp_u32)(((ibp_u64)c.length_base + read_stored_len(prm.meta + at, lb)) << align_log2);
+            }
+        }
+        if (threadIdx.x == 0) offsets[nrows] = total;
+        {
+            ibp_u64 vecs64;
+            const uint4* s = stage_span(src, total, vecs64);
+            const ibp_u32 vecs = (ibp_u32)vecs64;  // <= tile_bytes / 16
+            uint4* d = (uint4*)tile_buf;
+            for (ibp_u32 i0 = threadIdx.x; i0 < vecs; i0 += 4 * IBP_TILE_THREADS) {
+                uint4 v[4];
+#pragma unroll
+                for (int u = 0; u < 4; u++) {
+                    const ibp_u32 i = i0 + u * IBP_TILE_THREADS;
+                    if (i < vecs) v[u] = s[i];
+                }
+#pragma unroll
+                for (int u = 0; u < 4; u++) {
+                    const ibp_u32 i = i0 + u * IBP_TILE_THREADS;
+                    if (i < vecs) d[i] = v[u];
+                }
+            }
+        }
+        __syncthreads();
+        // 4. One warp per row, decoding from shared memory.
+        TileCtx t;
+        t.tile = tile_buf;
+        t.skew = (ibp_u32)((size_t)src & 15);
+        t.offsets = offsets;
+        t.tmask = tmask;
+        t.tinfo = tinfo;
+        t.use_table = table_ok;
+        t.masks = prm.meta + c.masks_offset;
+        t.words_bytes = words_bytes;
+        t.groups = c.groups_offset;
+        t.r0 = r0;
+        t.k0 = t_first - prm.first_row;
+        t.nrows = nrows;
+        t.n = n;
+        t.G = G;
+        t.raw_padded = c.raw_padded;
+        t.align_log2 = align_log2;
+        t.meta_ok = meta_ok;
+        t.n_ok = n != 0 && (ibp_u64)(n - 1) * wb < prm.row_bytes && (ibp_u64)n * wb >= prm.row_bytes;
+        switch (wb) {
+            case 1: decode_tile_rows<1>(prm, t, warp, lane); break;
+            case 2: decode_tile_rows<2>(prm, t, warp, lane); break;
+            case 4: decode_tile_rows<4>(prm, t, warp, lane); break;
+            default: decode_tile_rows<8>(prm, t, warp, lane); break;
+        }
+        __syncthreads();  // the tile buffer, offsets and table are reused
     }
 }

@@ -56,8 +56,11 @@ pub struct GpuDevice {
 
 /// Compressed bytes per tile of `ibp_decode_tiles` (a tile holds at least one raw record).
 pub(crate) const TILE_BYTES: u32 = 32 * 1024;
-/// Dynamic shared memory `ibp_decode_tiles` may use per block (tile, slack and offsets).
-pub(crate) const TILE_MAX_SMEM: u32 = TILE_BYTES + 64 + 4 * 1025;
+/// Most per-position table entries (`G * n`) of `ibp_decode_tiles`; larger chunks decode without.
+pub(crate) const TABLE_MAX_ENTRIES: u32 = 1024;
+/// Dynamic shared memory `ibp_decode_tiles` may use per block (guard, tile, slack, offsets, table).
+/// (`tiling` in entry.rs: at most 1024 rows and `TILE_BYTES + 63` bytes per tile.)
+pub(crate) const TILE_MAX_SMEM: u32 = crate::launch::tiles_smem(1024, TILE_BYTES + 64, TABLE_MAX_ENTRIES);
 
 /// Dynamic shared memory `ibp_gather` may use per block (4 warps, one 16 KiB staging buffer each).
 pub(crate) const GATHER_MAX_SMEM: u32 = 4 * 16 * 1024;

@@ -347,9 +347,10 @@ impl GpuEntry {
         self.launch(Rows::Range(first), count, out, stream)
     }
 
-    /// Tiling of a range decode: rows per tile and tile bytes, or `None` when a record is too
-    /// large for a tile (the per-row kernel is used then).
-    fn tiling(&self) -> Option<(u32, u32)> {
+    /// Tiling of a range decode: rows per tile, tile bytes and per-position table entries (the
+    /// largest `G * n` of a coded chunk within `TABLE_MAX_ENTRIES`; chunks above it decode without
+    /// a table), or `None` when a record is too large for a tile (the per-row kernel is used then).
+    fn tiling(&self) -> Option<(u32, u32, u32)> {
         let max_raw = self.layout.chunks.iter().map(|c| c.raw_padded).max()?;
         let budget = crate::device::TILE_BYTES;
         if max_raw > budget / 2 {
@@ -357,7 +358,15 @@ impl GpuEntry {
         }
         let rows = (budget / max_raw).clamp(1, 1024);
         let bytes = (rows * max_raw + 48 + 15) & !15;
-        Some((rows, bytes))
+        let table = self
+            .layout
+            .chunks
+            .iter()
+            .map(|c| c.group_count as u64 * c.words_per_row as u64)
+            .filter(|&e| e <= crate::device::TABLE_MAX_ENTRIES as u64)
+            .max()
+            .unwrap_or(0) as u32;
+        Some((rows, bytes, table))
     }
 
     /// Decodes chunk `chunk` (all its rows) into `out`.
@@ -436,7 +445,7 @@ impl GpuEntry {
         };
         let mut tiles = None;
         match (&rows, self.tiling()) {
-            (Rows::Range(first), Some((tile_rows, tile_bytes))) => {
+            (Rows::Range(first), Some((tile_rows, tile_bytes, table_entries))) => {
                 // Tiles of at most tile_rows rows within one chunk: tile_starts[c] = first tile of chunk c.
                 let end = first + count;
                 let mut starts = Vec::with_capacity(self.layout.chunks.len() + 1);
@@ -457,7 +466,7 @@ impl GpuEntry {
                     .clone_htod(&starts)
                     .map_err(GpuError::driver("uploading the tile table"))?;
                 p.rows = 0;
-                let blocks = acc.clamp(1, self.device.sm_count() as u64 * 16) as u32;
+                let blocks = acc.clamp(1, self.device.sm_count() as u64 * 8) as u32;
                 launch::decode_tiles(
                     &self.device.tiles_fn,
                     stream,
@@ -465,6 +474,7 @@ impl GpuEntry {
                     starts_d.device_ptr(stream).0,
                     tile_rows,
                     tile_bytes,
+                    table_entries,
                     blocks,
                 )
                 .map_err(GpuError::driver("launching ibp_decode_tiles"))?;

@@ -59,7 +59,22 @@ pub fn compile_options(major: i32, minor: i32) -> Vec<String> {
     ]
 }
 
-/// Compiles `module` for `sm_{major}{minor}`, caching the cubin per (module, architecture).
+/// Extra NVRTC options from the environment variable `IBP_KERNEL_DEFINES` (whitespace-separated,
+/// each of the form `-DNAME=VALUE`), for tuning experiments such as
+/// `IBP_KERNEL_DEFINES=-DIBP_TILE_MIN_BLOCKS=3`; anything else in it is ignored.
+pub fn extra_options_from_env() -> Vec<String> {
+    std::env::var("IBP_KERNEL_DEFINES")
+        .map(|v| {
+            v.split_whitespace()
+                .filter(|o| o.starts_with("-D") && o.len() > 2)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Compiles `module` for `sm_{major}{minor}` (plus [`extra_options_from_env`]), caching the cubin
+/// per (module, architecture) for the life of the process.
 pub fn compile(module: &KernelModule, major: i32, minor: i32) -> GpuResult<Arc<Vec<u8>>> {
     type Cache = Mutex<HashMap<(&'static str, i32, i32), Arc<Vec<u8>>>>;
     static CACHE: OnceLock<Cache> = OnceLock::new();
@@ -71,12 +86,12 @@ pub fn compile(module: &KernelModule, major: i32, minor: i32) -> GpuResult<Arc<V
     if !nvrtc::nvrtc_present() {
         return Err(GpuError::NoGpu("NVRTC (libnvrtc) not found".into()));
     }
+    let mut options = compile_options(major, minor);
+    options.extend(extra_options_from_env());
     let compiled =
-        nvrtc::compile_cubin(&module.full_source(), module.file, &compile_options(major, minor)).map_err(|log| {
-            GpuError::Compile {
-                module: module.file.into(),
-                log,
-            }
+        nvrtc::compile_cubin(&module.full_source(), module.file, &options).map_err(|log| GpuError::Compile {
+            module: module.file.into(),
+            log,
         })?;
     let cubin = Arc::new(compiled.cubin);
     cache.lock().expect("kernel cache poisoned").insert(key, cubin.clone());

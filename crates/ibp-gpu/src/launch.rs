@@ -30,15 +30,30 @@ pub(crate) struct GatherParams {
 // `IbpGatherParams` (checked by `params_match_header` below), so its bytes are a valid kernel argument.
 unsafe impl DeviceRepr for GatherParams {}
 
-/// Warps per block of every kernel (`IBP_WARPS_PER_BLOCK`).
+/// Warps per block of every kernel but `ibp_decode_tiles` (`IBP_WARPS_PER_BLOCK`).
 pub(crate) const WARPS_PER_BLOCK: u32 = 4;
+/// Warps per block of `ibp_decode_tiles` (`IBP_TILE_WARPS`).
+pub(crate) const TILE_WARPS: u32 = 8;
+/// Guard bytes before the tile buffer of `ibp_decode_tiles` (`IBP_TILE_GUARD`).
+pub(crate) const TILE_GUARD: u32 = 16;
+/// Shared-memory bytes per table entry of `ibp_decode_tiles` (`tmask` and `tinfo`, 16 bytes each).
+pub(crate) const TABLE_ENTRY_BYTES: u32 = 16 + 16;
 
 fn config(blocks: u32, smem: u32) -> LaunchConfig {
+    config_warps(blocks, smem, WARPS_PER_BLOCK)
+}
+
+fn config_warps(blocks: u32, smem: u32, warps: u32) -> LaunchConfig {
     LaunchConfig {
         grid_dim: (blocks.max(1), 1, 1),
-        block_dim: (32 * WARPS_PER_BLOCK, 1, 1),
+        block_dim: (32 * warps, 1, 1),
         shared_mem_bytes: smem,
     }
+}
+
+/// Dynamic shared memory of `ibp_decode_tiles`: guard, tile, offsets (16-byte multiple), table.
+pub(crate) const fn tiles_smem(tile_rows: u32, tile_bytes: u32, table_entries: u32) -> u32 {
+    TILE_GUARD + tile_bytes + ((4 * (tile_rows + 1) + 15) & !15) + TABLE_ENTRY_BYTES * table_entries
 }
 
 /// Launches `ibp_gather` on `stream`.
@@ -66,8 +81,9 @@ pub(crate) fn gather(
 ///
 /// The caller guarantees what [`gather`] requires, plus: `tile_starts` holds `p.chunk_count + 1`
 /// `u32` tile indices consistent with the range and `tile_rows` (see the kernel's comment), the
-/// dynamic shared memory `tile_bytes + 4 * (tile_rows + 1)` is within the function's limit, and
-/// `tile_bytes` is a multiple of 16.
+/// dynamic shared memory [`tiles_smem`] is within the function's limit, and `tile_bytes` is a
+/// multiple of 16.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn decode_tiles(
     func: &CudaFunction,
     stream: &CudaStream,
@@ -75,14 +91,20 @@ pub(crate) fn decode_tiles(
     tile_starts: sys::CUdeviceptr,
     tile_rows: u32,
     tile_bytes: u32,
+    table_entries: u32,
     blocks: u32,
 ) -> Result<(), DriverError> {
-    let smem = tile_bytes + 4 * (tile_rows + 1);
+    let smem = tiles_smem(tile_rows, tile_bytes, table_entries);
     let mut b = stream.launch_builder(func);
-    b.arg(p).arg(&tile_starts).arg(&tile_rows).arg(&tile_bytes);
+    b.arg(p)
+        .arg(&tile_starts)
+        .arg(&tile_rows)
+        .arg(&tile_bytes)
+        .arg(&table_entries);
     // SAFETY: the kernel bounds-checks every index against the sizes in `p`, reads `tile_starts`
-    // within `chunk_count + 1` entries and its shared memory within `smem`, as guaranteed above.
-    unsafe { b.launch(config(blocks, smem)) }?;
+    // within `chunk_count + 1` entries and its shared memory within `smem` (its table holds
+    // `table_entries` entries), as guaranteed above.
+    unsafe { b.launch(config_warps(blocks, smem, TILE_WARPS)) }?;
     Ok(())
 }
 
@@ -147,6 +169,27 @@ pub(crate) fn copy_records(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn tile_constants_match_kernel() {
+        let src = include_str!("../../../kernels/ibp_gather.cu");
+        let define = |name: &str| -> u32 {
+            let line = src
+                .lines()
+                .find(|l| l.starts_with(&format!("#define {name} ")))
+                .unwrap_or_else(|| panic!("{name} not defined"));
+            line.split_whitespace().nth(2).unwrap().parse().unwrap()
+        };
+        assert_eq!(define("IBP_TILE_WARPS"), super::TILE_WARPS);
+        assert_eq!(define("IBP_TILE_GUARD"), super::TILE_GUARD);
+        assert_eq!(define("IBP_WARPS_PER_BLOCK"), super::WARPS_PER_BLOCK);
+        // The table is two uint4 arrays of table_entries entries.
+        assert!(src.contains("uint4* const tinfo = tmask + table_entries;"));
+        assert_eq!(super::TABLE_ENTRY_BYTES, 2 * 16);
+        // Offsets are rounded up to 16 bytes in both.
+        assert!(src.contains("((4 * (tile_rows + 1) + 15) & ~15u)"));
+        assert_eq!(super::tiles_smem(1, 32, 2), 16 + 32 + 16 + 64);
+    }
+
     #[test]
     fn params_match_header() {
         assert_eq!(std::mem::size_of::<super::GatherParams>(), 13 * 8 + 4 * 4);

@@ -2,7 +2,12 @@
 //! device memory, against baselines measured in the same run. Prints markdown tables.
 //!
 //! Usage: ibp-gpu-bench [--target-mib N] [--reps N] [--batches 1024,4096,...] [--data-dir DIR]
-//!                      [--only NAME-SUBSTRING] [--row-bytes N] [--quick]
+//!                      [--only NAME-SUBSTRING] [--row-bytes N] [--align-log2 N] [--quick]
+//!                      [--no-gathers] [--no-real-data] [--no-synthetic]
+//!
+//! `--no-gathers` measures only the whole-entry decode from device memory (and its D2D copy);
+//! `--no-real-data` / `--no-synthetic` keep only the synthetic / real datasets; `--align-log2`
+//! keeps one alignment.
 //!
 //! Throughput is always uncompressed bytes delivered per second (rows * row_bytes / time).
 //! - `IBP zc`: IBP gather, compressed payload in pinned host memory, decoded by the kernel (zero-copy).
@@ -29,7 +34,11 @@ struct Args {
     data_dir: Option<String>,
     only: Option<String>,
     row_bytes: Option<usize>,
+    align_log2: Option<u8>,
     quick: bool,
+    no_gathers: bool,
+    no_real_data: bool,
+    no_synthetic: bool,
 }
 
 fn parse_args() -> Args {
@@ -40,7 +49,11 @@ fn parse_args() -> Args {
         data_dir: None,
         only: None,
         row_bytes: None,
+        align_log2: None,
         quick: false,
+        no_gathers: false,
+        no_real_data: false,
+        no_synthetic: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -52,7 +65,11 @@ fn parse_args() -> Args {
             "--data-dir" => a.data_dir = Some(val()),
             "--only" => a.only = Some(val()),
             "--row-bytes" => a.row_bytes = Some(val().parse().expect("--row-bytes N")),
+            "--align-log2" => a.align_log2 = Some(val().parse().expect("--align-log2 N")),
             "--quick" => a.quick = true,
+            "--no-gathers" => a.no_gathers = true,
+            "--no-real-data" => a.no_real_data = true,
+            "--no-synthetic" => a.no_synthetic = true,
             other => panic!("unknown flag {other}"),
         }
     }
@@ -99,8 +116,13 @@ fn datasets(args: &Args) -> Vec<Dataset> {
             align_log2: 4,
         });
     }
+    if args.no_synthetic {
+        out.clear();
+    }
     let dir = args.data_dir.clone().unwrap_or_else(|| "bench/data/gpu-pack".into());
-    if let Ok(rd) = std::fs::read_dir(&dir) {
+    if args.no_real_data {
+        println!("real datasets skipped (--no-real-data)");
+    } else if let Ok(rd) = std::fs::read_dir(&dir) {
         let mut paths: Vec<_> = rd
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.extension().is_some_and(|x| x == "npy"))
@@ -134,6 +156,9 @@ fn datasets(args: &Args) -> Vec<Dataset> {
     }
     if let Some(rb) = args.row_bytes {
         out.retain(|d| d.row_bytes == rb);
+    }
+    if let Some(a) = args.align_log2 {
+        out.retain(|d| d.align_log2 == a);
     }
     out
 }
@@ -354,7 +379,8 @@ fn main() {
                 }
             }
         }
-        for &batch in &args.batches {
+        let batches: &[usize] = if args.no_gathers { &[] } else { &args.batches };
+        for &batch in batches {
             let rows: Vec<u64> = (0..batch).map(|_| rng.below(total_rows as u64)).collect();
             let rows_d = stream.clone_htod(&rows).unwrap();
             let spans: Vec<u64> = rows
