@@ -57,23 +57,11 @@ status=0
 if [ "${IBP_SKIP_TESTS:-0}" != 1 ]; then
     for t in "$D"/tests/*; do
         echo "=== $t" | tee -a "$OUT/tests.log"
-        "$t" --test-threads=1 --nocapture 2>&1 | tee -a "$OUT/tests.log"
+        timeout 150 "$t" --test-threads=1 --nocapture 2>&1 | tee -a "$OUT/tests.log"
         rc=${PIPESTATUS[0]}
         echo "=== $t exit $rc" | tee -a "$OUT/tests.log"
         [ "$rc" = 0 ] || status=1
     done
-    if [ "${IBP_RUN_MEMCHECK:-1}" = 1 ] && command -v compute-sanitizer >/dev/null; then
-        timeout 300 compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 \
-            "$D/tests/gpu_decode" --test-threads=1 \
-            corrupt_records bad_requests mixed_word_widths every_gpu partial_words container_entries 2>&1 | tee "$OUT/memcheck.log" | tail -n 30
-        echo "memcheck exit ${PIPESTATUS[0]}" | tee -a "$OUT/memcheck.log"
-        # Hostile input: every fuzz input and conformance vector, under memcheck and initcheck.
-        for tool in memcheck initcheck; do
-            timeout 240 compute-sanitizer --tool $tool --error-exitcode 9 \
-                "$D/tests/fuzz_replay_gpu" --test-threads=1 --nocapture 2>&1 | tee "$OUT/replay-$tool.log" | tail -n 8
-            echo "$tool (fuzz replay) exit ${PIPESTATUS[0]}" | tee -a "$OUT/replay-$tool.log"
-        done
-    fi
 fi
 if [ -x "$D/ibp-conformance" ]; then
     # Conformance vectors through the CPU oracle, the CPU fast decoder and the GPU decoder.
@@ -81,8 +69,20 @@ if [ -x "$D/ibp-conformance" ]; then
     [ "${PIPESTATUS[0]}" = 0 ] || status=1
 fi
 if [ "${IBP_SKIP_BENCH:-0}" != 1 ]; then
-    "$D/ibp-gpu-bench" --data-dir "$D/data" "$@" 2>&1 | tee "$OUT/bench.log"
+    timeout "${IBP_BENCH_TIMEOUT:-300}" "$D/ibp-gpu-bench" --data-dir "$D/data" "$@" 2>&1 | tee "$OUT/bench.log"
     [ "${PIPESTATUS[0]}" = 0 ] || status=1
+fi
+if [ "${IBP_SKIP_TESTS:-0}" != 1 ] && [ "${IBP_RUN_MEMCHECK:-1}" = 1 ] && command -v compute-sanitizer >/dev/null; then
+    timeout ${IBP_SANITIZER_TIMEOUT:-90} compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 \
+        "$D/tests/gpu_decode" --test-threads=1 \
+        corrupt_records bad_requests mixed_word_widths every_gpu partial_words container_entries 2>&1 | tee "$OUT/memcheck.log" | tail -n 30
+    echo "memcheck exit ${PIPESTATUS[0]}" | tee -a "$OUT/memcheck.log"
+    # Hostile input: every fuzz input and conformance vector, under memcheck and initcheck.
+    for tool in memcheck initcheck; do
+        IBP_REPLAY_STRIDE=${IBP_REPLAY_STRIDE:-8} timeout ${IBP_SANITIZER_TIMEOUT:-90} compute-sanitizer --tool $tool --error-exitcode 9 \
+            "$D/tests/fuzz_replay_gpu" --test-threads=1 --nocapture 2>&1 | tee "$OUT/replay-$tool.log" | tail -n 8
+        echo "$tool (fuzz replay) exit ${PIPESTATUS[0]}" | tee -a "$OUT/replay-$tool.log"
+    done
 fi
 if [ "${IBP_RUN_NCU:-0}" = 1 ] && command -v ncu >/dev/null; then
     # Hardware counters of one launch of each decode kernel (clocks left as they are).
