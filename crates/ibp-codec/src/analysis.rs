@@ -125,6 +125,15 @@ pub fn plan_chunk(rows: &[u8], row_bytes: usize, opts: &EncodeOptions) -> ChunkP
     let counts = count_bits(rows, row_bytes, &sample);
     let thresholds = opts.candidate_thresholds();
 
+    // The per-position optimum is estimated from at most OPT_SAMPLE_ROWS evenly strided analysed
+    // rows (its masks are then sized on every analysed row like the sweep's).
+    let opt_sample = (opts.threshold.is_none() && sample.len() > OPT_SAMPLE_ROWS).then(|| {
+        let sub: Vec<usize> = (0..OPT_SAMPLE_ROWS)
+            .map(|i| sample[i * sample.len() / OPT_SAMPLE_ROWS])
+            .collect();
+        let sub_counts = count_bits(rows, row_bytes, &sub);
+        (sub, sub_counts)
+    });
     let mut best: Option<ChunkPlan> = None;
     // Widest first: wide words are the cheapest to size, and the size they reach often proves,
     // by a lower bound alone, that narrower words cannot win.
@@ -135,7 +144,10 @@ pub fn plan_chunk(rows: &[u8], row_bytes: usize, opts: &EncodeOptions) -> ChunkP
             .collect();
         // With the threshold left to the analysis, the per-position optimum competes too.
         let optimal = if opts.threshold.is_none() {
-            crate::position_masks::optimal_masks(rows, row_bytes, &sample, &counts, w)
+            match &opt_sample {
+                Some((sub, sub_counts)) => crate::position_masks::optimal_masks(rows, row_bytes, sub, sub_counts, w),
+                None => crate::position_masks::optimal_masks(rows, row_bytes, &sample, &counts, w),
+            }
         } else {
             None
         };
@@ -187,6 +199,9 @@ pub fn plan_chunk(rows: &[u8], row_bytes: usize, opts: &EncodeOptions) -> ChunkP
         best
     }
 }
+
+/// Most rows the per-position optimum is estimated from (a strided subset of the analysed rows).
+const OPT_SAMPLE_ROWS: usize = 16_384;
 
 /// One candidate's `(masks, bitvals)`.
 type MaskPair = (Vec<u64>, Vec<u64>);
