@@ -1,5 +1,6 @@
 //! Space saved and container overhead on `.npy` row matrices (C order, little-endian, 2-D):
-//! `cargo run --release -p ibp-codec --example overhead -- FILE.npy [ALIGN_LOG2]`.
+//! `cargo run --release -p ibp-codec --example overhead -- FILE.npy [ALIGN_LOG2]` (environment:
+//! `IBP_WIDTH`, `IBP_THRESHOLD`, `IBP_GROUPS`, `IBP_CHUNK_ROWS` fix those options).
 //!
 //! Overhead = file bytes - row record bytes (header, chunk headers, masks, bitvals, row index,
 //! alignment padding, directory, footer), reported per row and as a share of the raw bytes.
@@ -56,11 +57,16 @@ fn main() {
         .ok()
         .map(|g| g.parse().unwrap())
         .unwrap_or(1);
+    let threshold = std::env::var("IBP_THRESHOLD")
+        .ok()
+        .filter(|t| !t.is_empty())
+        .map(|t| t.parse().unwrap());
     let opts = EncodeOptions {
         align_log2,
         word_width,
         chunk_rows,
         groups,
+        threshold,
         ..EncodeOptions::default()
     };
     let mut w = ContainerWriter::new(Vec::new(), opts).unwrap();

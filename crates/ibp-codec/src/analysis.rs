@@ -201,7 +201,7 @@ pub fn plan_chunk(rows: &[u8], row_bytes: usize, opts: &EncodeOptions) -> ChunkP
 }
 
 /// Most rows the per-position optimum is estimated from (a strided subset of the analysed rows).
-const OPT_SAMPLE_ROWS: usize = 16_384;
+const OPT_SAMPLE_ROWS: usize = 4_096;
 
 /// One candidate's `(masks, bitvals)`.
 type MaskPair = (Vec<u64>, Vec<u64>);

@@ -58,14 +58,11 @@ fn rank_tables(counts: &[u32], n_rows: u64, w: WordWidth, n: usize) -> RankTable
                 ord[r] = b;
             }
             for p in 0..wb {
-                for v in 0..256usize {
-                    let mut lowest = bits as u8;
-                    for bit in 0..8 {
-                        if v >> bit & 1 == 1 {
-                            lowest = lowest.min(rank[p * 8 + bit]);
-                        }
-                    }
-                    table[p * 256 + v] = lowest;
+                // table[v] = lowest rank among the set bits of v, built from v without its lowest bit.
+                table[p * 256] = bits as u8;
+                for v in 1..256usize {
+                    let low = v.trailing_zeros() as usize;
+                    table[p * 256 + v] = table[p * 256 + (v & (v - 1))].min(rank[p * 8 + low]);
                 }
             }
         });
