@@ -1227,6 +1227,23 @@ pub fn invalid_vectors() -> Vec<Vector> {
         E::Padding,
         "raw chunk row 0 byte 25 = 0xFF",
     ));
+    // Spec 8.2: a cut that happens to leave the end magic last is caught by the footer CRC.
+    let mut spec = raw_chunk_spec(Vec::new(), 0);
+    spec.entries[0].name = b"IBPEND\r\n".to_vec();
+    let built = build_file(&spec);
+    let name_end = built.layout.directory_at + built.layout.directory.entry_offset(0) + 24 + 16 + 8;
+    assert_eq!(
+        &built.bytes[name_end as usize - 8..name_end as usize],
+        &ibp_format::END_MAGIC
+    );
+    v.push(invalid(
+        "x-0117",
+        "truncated right after an entry name that reads IBPEND\\r\\n: the file ends with the end magic by chance",
+        &["8.2", "10.1"],
+        built.bytes[..name_end as usize].to_vec(),
+        E::FooterCrc,
+        "file cut after the directory's name bytes `IBPEND\\r\\n`: its last 32 bytes are no footer",
+    ));
     let (spec, field_bit) = partial_word_spec(true);
     let built = build_file(&spec);
     let pc = built.layout.chunks[0][0].clone();
