@@ -2,6 +2,7 @@
 //! the directory on open, then reads any chunk or row on demand without loading the whole file.
 
 use crate::chunk_codec::{decode_chunk, decode_chunk_rows};
+use crate::fast::RowDecoder;
 use crate::row::{decode_row, DecoderKind};
 use ibp_format::{
     bail, crc32, ensure, ChunkMeta, Directory, EntryInfo, ErrorCode, Footer, FormatError, Header, Result, FOOTER_LEN,
@@ -320,6 +321,8 @@ impl<R: Read + Seek> ContainerReader<R> {
                     out[pos * rb..(pos + 1) * rb].copy_from_slice(&tmp[k * rb..(k + 1) * rb]);
                 }
             } else {
+                // One prepared fast decoder per group of this chunk, built on first use.
+                let mut decoders: HashMap<usize, RowDecoder> = HashMap::new();
                 for &(pos, r) in &wanted {
                     let range = meta.record_range(r as usize);
                     let record = read_exact_at(
@@ -329,17 +332,30 @@ impl<R: Read + Seek> ContainerReader<R> {
                     )
                     .map_err(|e| e.at(&here))?;
                     let g = meta.group_of(r as usize);
-                    decode_row(
-                        kind,
-                        &record,
-                        meta.mask(g),
-                        meta.bitval(g),
-                        meta.word_width,
-                        rb,
-                        meta.align(),
-                        &mut out[pos * rb..(pos + 1) * rb],
-                    )
-                    .map_err(|e| e.at(format!("{here} row {r}")))?;
+                    let dst = &mut out[pos * rb..(pos + 1) * rb];
+                    let at_row = |e: FormatError| e.at(format!("{here} row {r}"));
+                    if kind == DecoderKind::Fast && !meta.is_raw_chunk() {
+                        let decoder = match decoders.entry(g) {
+                            std::collections::hash_map::Entry::Occupied(o) => o.into_mut(),
+                            std::collections::hash_map::Entry::Vacant(v) => v.insert(
+                                RowDecoder::new(meta.mask(g), meta.bitval(g), meta.word_width, rb, meta.align())
+                                    .map_err(at_row)?,
+                            ),
+                        };
+                        decoder.decode(&record, dst).map_err(at_row)?;
+                    } else {
+                        decode_row(
+                            kind,
+                            &record,
+                            meta.mask(g),
+                            meta.bitval(g),
+                            meta.word_width,
+                            rb,
+                            meta.align(),
+                            dst,
+                        )
+                        .map_err(at_row)?;
+                    }
                 }
             }
         }
