@@ -231,7 +231,7 @@ fn directory_limit_is_enforced_with_e_limit() {
 }
 
 #[test]
-fn output_limit_is_enforced_with_e_limit_for_entries_and_gathers() {
+fn output_limit_is_enforced_with_e_limit_for_entries_chunks_streams_and_gathers() {
     let (file, data) = one_entry_file(10, 8);
     let limits = |max_output_bytes| Limits {
         max_output_bytes,
@@ -245,6 +245,18 @@ fn output_limit_is_enforced_with_e_limit_for_entries_and_gathers() {
     for kind in [DecoderKind::Oracle, DecoderKind::Fast] {
         assert_eq!(r.decode_entry(0, kind).unwrap_err().code, ErrorCode::Limit);
         assert_eq!(r.decode_all(kind).unwrap_err().code, ErrorCode::Limit);
+        // Chunk decodes and streaming decodes hold one chunk: the limit bounds them too, and
+        // verify reports the chunk as over the limit instead of allocating it.
+        assert_eq!(r.decode_chunk(0, 0, kind).unwrap_err().code, ErrorCode::Limit);
+        let mut sink = Vec::new();
+        assert_eq!(
+            r.decode_entry_to(0, kind, &mut sink).unwrap_err().code,
+            ErrorCode::Limit
+        );
+        assert!(sink.is_empty(), "nothing is written past the limit");
+        let report = r.verify(kind);
+        assert_eq!(report.problems.len(), 1);
+        assert_eq!(report.problems[0].2.code, ErrorCode::Limit);
         // A gather's output counts, duplicates included: 3 rows of 8 bytes against a 24-byte limit.
         let mut g = open_with(&file, limits(24)).unwrap();
         assert_eq!(

@@ -16,6 +16,7 @@ pub mod chunk_codec;
 pub mod fast;
 pub mod options;
 pub mod position_masks;
+pub mod prng;
 pub mod row;
 
 pub use analysis::{plan_chunk, ChunkPlan};

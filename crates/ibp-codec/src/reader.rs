@@ -14,7 +14,9 @@ use std::io::{Read, Seek, SeekFrom, Write};
 /// Resource limits a caller sets on a reader (spec 10.2): exceeding one is `E_LIMIT`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
-    /// Largest output one call may produce (a decoded entry or a gather), in bytes.
+    /// Largest output one call may produce (a decoded chunk, a decoded entry or a gather), in
+    /// bytes. Streaming decodes ([`ContainerReader::decode_entry_to`], [`ContainerReader::verify`])
+    /// hold one chunk at a time, so this also bounds their memory.
     pub max_output_bytes: u64,
     /// Most rows one gather may request.
     pub max_gather_rows: u64,
@@ -224,6 +226,13 @@ impl<R: Read + Seek> ContainerReader<R> {
     pub fn decode_chunk(&mut self, entry: usize, chunk: usize, kind: DecoderKind) -> Result<Vec<u8>> {
         let (meta, payload) = self.read_chunk(entry, chunk)?;
         let len = meta.row_count as u64 * meta.row_bytes();
+        ensure!(
+            len <= self.limits.max_output_bytes,
+            ErrorCode::Limit,
+            "{} decodes to {len} bytes, over the reader's limit of {}",
+            self.locate(entry, chunk),
+            self.limits.max_output_bytes
+        );
         // Spec 10.2: a valid chunk decodes to at most 64 times its payload. One that claims more
         // has a bad row: find it row by row (same error, spec 11.1 order) instead of allocating an
         // output the file's bytes cannot back (a 2 MiB file could otherwise claim 4 GiB).

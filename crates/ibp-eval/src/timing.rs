@@ -37,41 +37,12 @@ pub fn pool(threads: usize) -> rayon::ThreadPool {
         .expect("building a rayon thread pool")
 }
 
-/// A small deterministic generator (SplitMix64) for random row indices.
-#[derive(Debug, Clone)]
-pub struct SplitMix64(pub u64);
-
-impl SplitMix64 {
-    /// Next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// A value in `0..n` (`n > 0`), by multiply-shift.
-    pub fn below(&mut self, n: u64) -> u64 {
-        ((self.next_u64() as u128 * n as u128) >> 64) as u64
-    }
-}
+/// The shared deterministic generator, for random row indices.
+pub use ibp_codec::prng::SplitMix64;
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn below_stays_in_range_and_covers_it() {
-        let mut r = SplitMix64(1);
-        let mut seen = [false; 7];
-        for _ in 0..1000 {
-            let v = r.below(7);
-            assert!(v < 7);
-            seen[v as usize] = true;
-        }
-        assert!(seen.iter().all(|&s| s));
-    }
 
     #[test]
     fn best_of_runs_at_least_once_and_respects_max_reps() {

@@ -2,36 +2,33 @@
 //! `.npy` reader and a helper that encodes rows into chunks with the CPU encoder.
 #![forbid(unsafe_code)]
 
+use ibp_codec::prng::SplitMix64;
 use ibp_codec::{encode_chunk, EncodeOptions};
 use ibp_format::{ChunkMeta, ErrorCode, FormatError, Result};
 
-/// SplitMix64: deterministic, fast, good enough for test data and random row indices.
+/// The shared SplitMix64 ([`ibp_codec::prng::SplitMix64`]), seeded as the GPU tests always were.
 #[derive(Debug, Clone)]
-pub struct Rng(u64);
+pub struct Rng(SplitMix64);
 
 impl Rng {
     /// A generator from a seed.
     pub fn new(seed: u64) -> Rng {
-        Rng(seed ^ 0x9E37_79B9_7F4A_7C15)
+        Rng(SplitMix64::new(seed ^ 0x9E37_79B9_7F4A_7C15))
     }
 
     /// Next 64 random bits.
     pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
 
     /// Uniform in `0..n` (`n > 0`).
     pub fn below(&mut self, n: u64) -> u64 {
-        ((self.next_u64() as u128 * n as u128) >> 64) as u64
+        self.0.below(n)
     }
 
     /// Uniform in `[0, 1)`.
     pub fn unit(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+        self.0.unit()
     }
 
     /// Approximately standard normal (sum of 4 uniforms, rescaled).

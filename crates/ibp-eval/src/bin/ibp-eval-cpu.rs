@@ -77,7 +77,7 @@ fn saved(raw: u64, stored: u64) -> f64 {
 }
 
 fn random_rows(n: usize, rows: u64, seed: u64) -> Vec<u64> {
-    let mut rng = SplitMix64(seed);
+    let mut rng = SplitMix64::new(seed);
     (0..n).map(|_| rng.below(rows)).collect()
 }
 
