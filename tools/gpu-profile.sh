@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Nsight Compute profiles of the decode kernels (run on the GPU machine after tools/gpu-run.sh
+# --prepare here; carry .devrun). One profiled launch per case, clocks left alone.
+#
+#   bash tools/gpu-profile.sh            # writes $OUT/ncu-*.txt
+#
+# Cases: whole-entry tile decode (ibp_decode_tiles) of synthetic f32 rows of 256 B, 1 KiB and 4 KiB
+# (A = 16) and the host zero-copy gather (ibp_gather) of 1K rows of 1 KiB.
+set -uo pipefail
+D=.devrun
+OUT="${OUT:-/tmp/ibp-gpu-out}"
+mkdir -p "$OUT"
+for dir in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do
+    [ -e "$dir/libnvrtc.so.13" ] && export LD_LIBRARY_PATH="$dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" && break
+done
+NCU="$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | head -n 1)"
+[ -n "$NCU" ] || { echo "ncu not found"; exit 1; }
+SECTIONS="--section SpeedOfLight --section Occupancy --section LaunchStats --section SchedulerStats --section WarpStateStats --section InstructionStats --section MemoryWorkloadAnalysis"
+profile() {  # name kernel skip bench-args...
+    local name=$1 kernel=$2 skip=$3
+    shift 3
+    timeout "${IBP_PROFILE_TIMEOUT:-120}" "$NCU" --clock-control none -k "$kernel" -s "$skip" -c 1 $SECTIONS \
+        "$D/ibp-gpu-bench" "$@" >"$OUT/ncu-$name.txt" 2>&1
+    echo "ncu $name exit $?"
+    grep -E "Duration|Registers Per|Achieved Occupancy|Issued Ipc Active|No Eligible|Warp Cycles Per Issued|Stall|L1/TEX Hit|Executed Instructions  " "$OUT/ncu-$name.txt" | head -n 30
+}
+common="--no-gathers --no-real-data --only f32-normal-q4 --align-log2 4 --target-mib 64 --reps 3"
+profile tiles-256 ibp_decode_tiles 2 $common --row-bytes 256
+profile tiles-1k ibp_decode_tiles 2 $common --row-bytes 1024
+profile tiles-4k ibp_decode_tiles 2 $common --row-bytes 4096
+profile gather-1k-host ibp_gather 2 --no-real-data --only f32-normal-q4 --align-log2 4 --target-mib 64 --reps 3 --row-bytes 1024 --batches 1024
