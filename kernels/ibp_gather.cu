@@ -546,14 +546,61 @@ __device__ __forceinline__ ibp_u64 load_word(const ibp_u8* p, ibp_u64 i) {
     return (ibp_u64)__ldg((const T*)p + i);
 }
 
+// One word through the table: the field of word j starts at stream bit s; p = participation bit.
+template <int WB>
+__device__ __forceinline__ typename Word<WB>::R table_word(const ibp_u32* w, ibp_u32 s, bool p, const uint4& tm,
+                                                           const uint4& ti) {
+    typedef typename Word<WB>::R R;
+    const ibp_u32 W = WB * 8;
+    const ibp_u32 wlow = WB >= 4 ? ~0u : (1u << W) - 1u;  // a non-participating word: all W bits
+    if (p && (int)ti.w < 0) {  // IBP_TILE_MULTI: 3+ runs of free bits in a half
+        ibp_u64 v64 = (ibp_u64)sbits32(w, s) | ((ibp_u64)sbits32(w, s + 32) << 32);
+        v64 &= low_mask64(ti.w & 127u);
+        const ibp_u64 free_bits = (ibp_u64)tm.x | ((ibp_u64)tm.z << 32);
+        const ibp_u64 bv = (ibp_u64)ti.x | ((ibp_u64)ti.y << 32);
+        return (R)bv | deposit((R)v64, (R)free_bits);
+    }
+    const ibp_u32 xl = sbits32(w, s);
+    ibp_u32 lo_w;
+    if (p) lo_w = (__funnelshift_l(0u, xl, ti.z) & tm.x) | (__funnelshift_l(0u, xl, ti.z >> 8) & tm.y) | ti.x;
+    else lo_w = xl & wlow;
+    if (WB == 8) {
+        const ibp_u32 xh = sbits32(w, s + (p ? ((ti.w >> 8) & 63u) : 32u));
+        ibp_u32 hi_w;
+        if (p) hi_w = (__funnelshift_l(0u, xh, ti.z >> 16) & tm.z) | (__funnelshift_l(0u, xh, ti.z >> 24) & tm.w) | ti.y;
+        else hi_w = xh;
+        return (R)(((ibp_u64)hi_w << 32) | lo_w);
+    }
+    return (R)lo_w;
+}
+
+// Stores word j of a row of n words (the last one partial: last_bytes of WB), noting whether a
+// partial last word has bits set above the row's bytes.
+template <int WB>
+__device__ __forceinline__ void table_store(ibp_u8* dst, ibp_u32 j, typename Word<WB>::R word, ibp_u32 n,
+                                            ibp_u32 last_bytes, bool aligned, bool& partial_bad) {
+    if (j + 1 == n) {
+        if (last_bytes < WB) partial_bad = (word >> (8 * last_bytes)) != 0;
+        store_word<WB>(dst, j, word, last_bytes, aligned);
+    } else {
+        store_word<WB>(dst, j, word, WB, aligned);
+    }
+}
+
 // Decodes one coded record at byte rec_byte of the shared-memory stream w through the tables
 // (entries tmask/tinfo of the row's group). Same checks, order and codes as decode_coded.
 // n_ok: n == ceil(row_bytes / WB) (checked once per tile).
+// While two rounds of 32 words remain (IBP_TILE_ROUND_PAIRS), a lane decodes word j0 + lane and
+// word j0 + 32 + lane together: both field lengths (<= 64 bits, so a round's sum < 2^16) share one
+// warp scan as the low and high 16 bits of one 32-bit value, and the two words' loads and stores
+// are independent, which gives the scheduler twice the work per dependent step.
+#ifndef IBP_TILE_ROUND_PAIRS
+#define IBP_TILE_ROUND_PAIRS 1
+#endif
 template <int WB>
 __device__ __forceinline__ ibp_u32 decode_table_row(const ibp_u32* w, ibp_u32 rec_byte, ibp_u32 len, ibp_u8* dst,
                                                     const uint4* tmask, const uint4* tinfo,
                                                     ibp_u32 n, bool n_ok, ibp_u32 row_bytes, ibp_u32 align_log2, ibp_u32 lane) {
-    typedef typename Word<WB>::R R;
     const ibp_u32 W = WB * 8;
     const bool aligned = (((size_t)dst) & (WB - 1)) == 0;
     if (!n_ok) return IBP_STATUS_LAYOUT;
@@ -562,9 +609,37 @@ __device__ __forceinline__ ibp_u32 decode_table_row(const ibp_u32* w, ibp_u32 re
     const ibp_u32 total_bits = len * 8;
     if (n > total_bits) return IBP_STATUS_ROW_LENGTH;
     const ibp_u32 base = rec_byte * 8;
-    const ibp_u32 wlow = WB >= 4 ? ~0u : (1u << W) - 1u;  // a non-participating word: all W bits
     ibp_u32 pos = n;  // stream bit of the next field
-    for (ibp_u32 j0 = 0; j0 < n; j0 += 32) {
+    ibp_u32 j0 = 0;
+#if IBP_TILE_ROUND_PAIRS
+    // Every word of the first round and at least one of the second exist (j0 + 32 < n).
+    for (; j0 + 32 < n; j0 += 64) {
+        const ibp_u32 ja = j0 + lane, jb = j0 + 32 + lane;
+        const bool active_b = jb < n;
+        const ibp_u32 pbits_a = sbits32(w, base + j0), pbits_b = sbits32(w, base + j0 + 32);
+        const bool pa = (pbits_a >> lane) & 1u;
+        const bool pb = active_b && ((pbits_b >> lane) & 1u);
+        const ibp_u32 jbt = active_b ? jb : 0u;
+        const uint4 tma = tmask[ja], tia = tinfo[ja];
+        const uint4 tmb = tmask[jbt], tib = tinfo[jbt];
+        const ibp_u32 fa = pa ? (tia.w & 127u) : W;
+        const ibp_u32 fb = active_b ? (pb ? (tib.w & 127u) : W) : 0u;
+        const ibp_u32 x = warp_inclusive_scan(fa | (fb << 16));
+        const ibp_u32 sums = __shfl_sync(FULL_MASK, x, 31);
+        const ibp_u32 bits_a = sums & 0xffffu, bits_b = sums >> 16;
+        if (pos + bits_a + bits_b > total_bits) return IBP_STATUS_ROW_LENGTH;
+        const ibp_u32 sa = base + pos + (x & 0xffffu) - fa;
+        const ibp_u32 sb = base + pos + bits_a + (x >> 16) - fb;
+        const typename Word<WB>::R word_a = table_word<WB>(w, sa, pa, tma, tia);
+        if (active_b) {
+            const typename Word<WB>::R word_b = table_word<WB>(w, sb, pb, tmb, tib);
+            table_store<WB>(dst, jb, word_b, n, last_bytes, aligned, partial_bad);
+        }
+        table_store<WB>(dst, ja, word_a, n, last_bytes, aligned, partial_bad);
+        pos += bits_a + bits_b;
+    }
+#endif
+    for (; j0 < n; j0 += 32) {
         const ibp_u32 j = j0 + lane;
         const bool active = j < n;
         const ibp_u32 pbits = sbits32(w, base + j0);
@@ -577,35 +652,8 @@ __device__ __forceinline__ ibp_u32 decode_table_row(const ibp_u32* w, ibp_u32 re
         const ibp_u32 round_bits = __shfl_sync(FULL_MASK, x, 31);
         if (pos + round_bits > total_bits) return IBP_STATUS_ROW_LENGTH;
         if (active) {
-            const ibp_u32 s = base + pos + (x - f);  // stream bit of this word's field
-            R word;
-            if (p && (int)ti.w < 0) {  // IBP_TILE_MULTI: 3+ runs of free bits in a half
-                ibp_u64 v64 = (ibp_u64)sbits32(w, s) | ((ibp_u64)sbits32(w, s + 32) << 32);
-                v64 &= low_mask64(ti.w & 127u);
-                const ibp_u64 free_bits = (ibp_u64)tm.x | ((ibp_u64)tm.z << 32);
-                const ibp_u64 bv = (ibp_u64)ti.x | ((ibp_u64)ti.y << 32);
-                word = (R)bv | deposit((R)v64, (R)free_bits);
-            } else {
-                const ibp_u32 xl = sbits32(w, s);
-                ibp_u32 lo_w;
-                if (p) lo_w = (__funnelshift_l(0u, xl, ti.z) & tm.x) | (__funnelshift_l(0u, xl, ti.z >> 8) & tm.y) | ti.x;
-                else lo_w = xl & wlow;
-                if (WB == 8) {
-                    const ibp_u32 xh = sbits32(w, s + (p ? ((ti.w >> 8) & 63u) : 32u));
-                    ibp_u32 hi_w;
-                    if (p) hi_w = (__funnelshift_l(0u, xh, ti.z >> 16) & tm.z) | (__funnelshift_l(0u, xh, ti.z >> 24) & tm.w) | ti.y;
-                    else hi_w = xh;
-                    word = (R)(((ibp_u64)hi_w << 32) | lo_w);
-                } else {
-                    word = (R)lo_w;
-                }
-            }
-            if (j + 1 == n) {
-                if (last_bytes < WB) partial_bad = (word >> (8 * last_bytes)) != 0;
-                store_word<WB>(dst, j, word, last_bytes, aligned);
-            } else {
-                store_word<WB>(dst, j, word, WB, aligned);
-            }
+            const typename Word<WB>::R word = table_word<WB>(w, base + pos + (x - f), p, tm, ti);
+            table_store<WB>(dst, j, word, n, last_bytes, aligned, partial_bad);
         }
         pos += round_bits;
     }

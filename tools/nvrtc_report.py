@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""Compile kernels/*.cu with NVRTC for sm_90 here (no GPU needed) and print ptxas' resource report
+(registers, spills, stack frame, shared memory) per kernel: registers and spills are read without
+device time.
+
+    eval "$(bash tools/ci-nvrtc.sh)"          # NVRTC 13.0 from PyPI, as CI does
+    python3 tools/nvrtc_report.py [-DNAME=VALUE ...]
+
+The source is assembled as crates/ibp-gpu/src/kernels.rs does (ibp_status.h, then the file).
+"""
+import ctypes
+import ctypes.util
+import os
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def load_nvrtc():
+    for d in os.environ.get("LD_LIBRARY_PATH", "").split(":"):
+        p = Path(d) / "libnvrtc.so.13"
+        if p.exists():
+            return ctypes.CDLL(str(p))
+    name = ctypes.util.find_library("nvrtc")
+    if not name:
+        sys.exit("libnvrtc.so.13 not found: eval \"$(bash tools/ci-nvrtc.sh)\" first")
+    return ctypes.CDLL(name)
+
+
+def compile_one(lib, file: str, defines: list[str]) -> str:
+    status = (ROOT / "kernels" / "ibp_status.h").read_text()
+    body = (ROOT / "kernels" / file).read_text()
+    src = f'#line 1 "ibp_status.h"\n{status}\n#line 1 "{file}"\n{body}'.encode()
+    prog = ctypes.c_void_p()
+    rc = lib.nvrtcCreateProgram(ctypes.byref(prog), src, file.encode(), 0, None, None)
+    assert rc == 0, rc
+    opts = ["--gpu-architecture=sm_90", "--std=c++17", "-lineinfo", "--ptxas-options=-v", *defines]
+    arr = (ctypes.c_char_p * len(opts))(*[o.encode() for o in opts])
+    rc = lib.nvrtcCompileProgram(prog, len(opts), arr)
+    size = ctypes.c_size_t()
+    lib.nvrtcGetProgramLogSize(prog, ctypes.byref(size))
+    log = ctypes.create_string_buffer(size.value)
+    lib.nvrtcGetProgramLog(prog, log)
+    text = log.value.decode(errors="replace")
+    if rc != 0:
+        sys.exit(f"{file}: NVRTC error {rc}\n{text}")
+    return text
+
+
+def main() -> int:
+    lib = load_nvrtc()
+    defines = [a for a in sys.argv[1:] if a.startswith("-D")]
+    for file in ("ibp_gather.cu", "ibp_baselines.cu"):
+        log = compile_one(lib, file, defines)
+        kernel = None
+        for line in log.splitlines():
+            if "Compiling entry function" in line:
+                kernel = line.split("'")[1]
+            elif kernel and ("Used" in line or "spill" in line or "stack frame" in line):
+                print(f"{file:18} {kernel:18} {line.split('info    :')[-1].strip()}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
