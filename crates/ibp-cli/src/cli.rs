@@ -29,6 +29,55 @@ pub struct Cli {
     /// No progress bars, notes or summaries on stderr (errors are still printed).
     #[arg(short, long, global = true)]
     pub quiet: bool,
+    /// Reading .ibp files: the most decoded bytes held at once (one chunk, or the rows of
+    /// `--rows`), e.g. 512M or 16G. A file that needs more is refused with E_LIMIT (exit 2).
+    #[arg(long, global = true, value_name = "SIZE", value_parser = parse_size, default_value = "16G")]
+    pub max_memory: u64,
+    /// Reading .ibp files: the most rows one `--rows` extraction may request (E_LIMIT beyond).
+    #[arg(long, global = true, value_name = "N", value_parser = clap::value_parser!(u64).range(1..), default_value = "16777216")]
+    pub max_rows: u64,
+}
+
+impl Cli {
+    /// The reader limits the options set (spec 10.2); the directory limit keeps its default.
+    pub fn reader_limits(&self) -> ibp_codec::Limits {
+        ibp_codec::Limits {
+            max_output_bytes: self.max_memory,
+            max_gather_rows: self.max_rows,
+            ..ibp_codec::Limits::default()
+        }
+    }
+}
+
+/// A byte count: a whole number with an optional binary suffix K, M, G or T (`KiB`, `MB`, ... are
+/// read the same way).
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (number, suffix) = t.split_at(digits);
+    let n: u64 = number
+        .parse()
+        .map_err(|_| format!("'{s}' is not a size such as 4096, 512M or 16G"))?;
+    let shift = match suffix
+        .trim()
+        .to_ascii_uppercase()
+        .trim_end_matches('B')
+        .trim_end_matches('I')
+    {
+        "" => 0,
+        "K" => 10,
+        "M" => 20,
+        "G" => 30,
+        "T" => 40,
+        _ => return Err(format!("'{s}': unknown size suffix (use K, M, G or T)")),
+    };
+    let bytes = n
+        .checked_mul(1u64 << shift)
+        .ok_or_else(|| format!("'{s}' is too large"))?;
+    if bytes == 0 {
+        return Err("a size of 0 bytes allows nothing".into());
+    }
+    Ok(bytes)
 }
 
 /// The subcommands.
@@ -253,4 +302,30 @@ pub struct BenchArgs {
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_take_binary_suffixes_and_refuse_nonsense() {
+        assert_eq!(parse_size("4096"), Ok(4096));
+        assert_eq!(parse_size("1K"), Ok(1024));
+        assert_eq!(parse_size("512M"), Ok(512 << 20));
+        assert_eq!(parse_size("16GiB"), Ok(16 << 30));
+        assert_eq!(parse_size("2tb"), Ok(2 << 40));
+        for bad in ["", "0", "G", "12Q", "-5", "1.5G", "99999999999T"] {
+            assert!(parse_size(bad).is_err(), "{bad:?} accepted");
+        }
+    }
+
+    #[test]
+    fn limits_follow_the_options() {
+        let cli = Cli::try_parse_from(["ibp", "--max-memory", "2M", "--max-rows", "7", "verify", "x.ibp"]).unwrap();
+        let l = cli.reader_limits();
+        assert_eq!((l.max_output_bytes, l.max_gather_rows), (2 << 20, 7));
+        let d = Cli::try_parse_from(["ibp", "verify", "x.ibp"]).unwrap().reader_limits();
+        assert_eq!(d, ibp_codec::Limits::default());
+    }
 }

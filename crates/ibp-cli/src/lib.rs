@@ -34,6 +34,7 @@ pub fn run(cli: Cli) -> i32 {
         // Fails only if a global pool already exists (then its size stands).
         let _ = rayon::ThreadPoolBuilder::new().num_threads(n as usize).build_global();
     }
+    commands::set_reader_limits(cli.reader_limits());
     let ui = Ui { quiet: cli.quiet };
     let result: Result<(), CliError> = match &cli.command {
         Command::Compress(a) => commands::compress::run(a, ui).map(drop),

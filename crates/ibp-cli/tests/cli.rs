@@ -426,6 +426,73 @@ fn rows_and_entry_extract_slices_of_the_original() {
 }
 
 #[test]
+fn memory_and_row_limits_refuse_what_exceeds_them() {
+    let d = tempfile::tempdir().unwrap();
+    let src = d.path().join("m.npy");
+    let data = write_npy(&src, Dtype::F32, &[100, 18], 9);
+    let packed = d.path().join("m.ibp");
+    // Chunks of 16 rows of 72 bytes: 1152 decoded bytes each.
+    ok(&[&"compress", &src, &"-o", &packed, &"--chunk-rows", &"16"]);
+    let (code, _, err) = run(&[&"--max-memory", &"1K", &"verify", &packed]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("E_LIMIT") && err.contains("1024"), "{err}");
+    let out = d.path().join("out.npy");
+    let (code, _, err) = run(&[&"--max-memory", &"1K", &"decompress", &packed, &"-o", &out]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("E_LIMIT"), "{err}");
+    assert!(!out.exists() && tmp_files(d.path()).is_empty(), "no partial output");
+    // Enough memory for one chunk is enough for the whole file: decoding streams chunk by chunk.
+    ok(&[&"--max-memory", &"2K", &"decompress", &packed, &"-o", &out]);
+    assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&src).unwrap());
+    assert_eq!(npy::parse(&std::fs::read(&out).unwrap()).unwrap().shape, [100, 18]);
+    // --rows: the gathered rows count against both limits.
+    let rows = d.path().join("rows.npy");
+    let (code, _, err) = run(&[
+        &"--max-rows",
+        &"3",
+        &"decompress",
+        &packed,
+        &"--rows",
+        &"0..5",
+        &"-o",
+        &rows,
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("more than 3 rows"), "{err}");
+    let (code, _, err) = run(&[
+        &"--max-memory",
+        &"200",
+        &"decompress",
+        &packed,
+        &"--rows",
+        &"0..3",
+        &"-o",
+        &rows,
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("E_LIMIT"), "{err}");
+    assert!(!rows.exists());
+    ok(&[
+        &"--max-memory",
+        &"216",
+        &"decompress",
+        &packed,
+        &"--rows",
+        &"0..3",
+        &"-o",
+        &rows,
+    ]);
+    let got = std::fs::read(&rows).unwrap();
+    let h = npy::parse(&got).unwrap();
+    assert_eq!(&got[h.data_offset..], &data[..3 * 72]);
+    // Sizes that make no sense are usage errors.
+    for bad in ["0", "12Q", "-5", "99999999999T"] {
+        let (code, _, err) = run(&[&"--max-memory", &bad, &"verify", &packed]);
+        assert_eq!(code, 1, "--max-memory {bad}: {err}");
+    }
+}
+
+#[test]
 fn inspect_json_describes_the_file() {
     let d = tempfile::tempdir().unwrap();
     let src = d.path().join("m.safetensors");
