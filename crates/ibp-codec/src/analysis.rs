@@ -161,17 +161,26 @@ pub fn plan_chunk(rows: &[u8], row_bytes: usize, opts: &EncodeOptions) -> ChunkP
                 continue;
             }
         }
-        let mut sized: Vec<(SizeTally, f64, MaskPair)> =
-            size_candidates(rows, row_bytes, &sample, w, align, &candidates)
-                .into_iter()
-                .zip(thresholds.iter().copied())
-                .zip(candidates)
-                .map(|((size, t), c)| (size, t, c))
-                .collect();
-        if let Some(opt) = optimal {
-            let size = size_candidates(rows, row_bytes, &sample, w, align, std::slice::from_ref(&opt))[0];
-            sized.push((size, POSITION_OPTIMUM, opt));
-        }
+        let mut labelled: Vec<(f64, MaskPair)> = thresholds.iter().copied().zip(candidates).collect();
+        labelled.extend(optimal.map(|opt| (POSITION_OPTIMUM, opt)));
+        let pairs: Vec<MaskPair> = labelled.iter().map(|(_, c)| c.clone()).collect();
+        // One pass for every candidate where the byte tables take them all; otherwise the sweep
+        // (nested) and the optimum are sized in separate passes.
+        let sizes = if pairs.len() <= MAX_BYTE_CANDIDATES && row_bytes <= MAX_BYTE_MATCH_ROW {
+            size_candidates(rows, row_bytes, &sample, w, align, &pairs)
+        } else {
+            let split = thresholds.len().min(pairs.len());
+            let mut sizes = size_candidates(rows, row_bytes, &sample, w, align, &pairs[..split]);
+            if split < pairs.len() {
+                sizes.extend(size_candidates(rows, row_bytes, &sample, w, align, &pairs[split..]));
+            }
+            sizes
+        };
+        let sized: Vec<(SizeTally, f64, MaskPair)> = sizes
+            .into_iter()
+            .zip(labelled)
+            .map(|(size, (t, c))| (size, t, c))
+            .collect();
         for (size, threshold, (masks, bitvals)) in sized {
             let bytes = size.estimate(row_count as u64, 1, w, row_bytes, align);
             if best.as_ref().is_none_or(|b| bytes < b.estimated_bytes) {
@@ -590,7 +599,7 @@ impl NestedSizing {
                 }
             }
         }
-        let positions = (0..n)
+        let positions: Vec<NestedPosition> = (0..n)
             .into_par_iter()
             .map(|j| {
                 let mut levels = [0u64; 3];
@@ -623,6 +632,27 @@ impl NestedSizing {
         })
     }
 
+    /// The first candidate a word matches, from the bits where it differs from `Bitval[0]` inside
+    /// `Mask[0]`: the largest level among them (three bit-plane tests).
+    fn first_match(p: &NestedPosition, v: u64) -> usize {
+        let mut diff = (v ^ p.bitval) & p.mask;
+        let mut first_match = 0usize;
+        for i in (0..3).rev() {
+            let high = diff & p.levels[i];
+            let hit = high != 0;
+            first_match |= (hit as usize) << i;
+            diff = if hit { high } else { diff };
+        }
+        first_match
+    }
+
+    fn tally(&self, saved: &[u64; 8], tallies: &mut [SizeTally]) {
+        let plain = self.n * (1 + self.wbits);
+        for (k, tally) in tallies.iter_mut().enumerate().take(self.count) {
+            tally.add(crate::row::coded_len(plain - saved[k], self.align).min(self.raw));
+        }
+    }
+
     /// Adds the record length of `words` under every candidate to `tallies`.
     fn add_row(&self, words: &[u64], tallies: &mut [SizeTally]) {
         let mut saved = [0u64; 8];
@@ -630,21 +660,128 @@ impl NestedSizing {
             // At most 1023 words of at most 64 saved bits: no 16-bit lane overflows.
             let mut lanes = 0u128;
             for (&v, p) in part_words.iter().zip(part_pos) {
-                let mut diff = (v ^ p.bitval) & p.mask;
-                let mut first_match = 0usize;
-                for i in (0..3).rev() {
-                    let high = diff & p.levels[i];
-                    let hit = high != 0;
-                    first_match |= (hit as usize) << i;
-                    diff = if hit { high } else { diff };
-                }
-                lanes += p.saved & LANES_FROM[first_match];
+                lanes += p.saved & LANES_FROM[Self::first_match(p, v)];
             }
             for (k, s) in saved.iter_mut().enumerate() {
                 *s += ((lanes >> (16 * k)) & 0xFFFF) as u64;
             }
         }
-        let plain = self.n * (1 + self.wbits);
+        self.tally(&saved, tallies);
+    }
+}
+
+/// Most candidates [`ByteMatchSizing`] sizes in one pass (the sweep's 7 and the per-position optimum).
+pub(crate) const MAX_BYTE_CANDIDATES: usize = 8;
+
+/// Largest row [`ByteMatchSizing`] takes (its tables hold 256 bytes per byte of a row).
+pub(crate) const MAX_BYTE_MATCH_ROW: usize = 4096;
+
+/// `EXPAND[set]`: all ones in the 16-bit lanes `k` whose bit `k` is set in `set`.
+const EXPAND: [u128; 256] = {
+    let mut t = [0u128; 256];
+    let mut set = 0;
+    while set < 256 {
+        let mut k = 0;
+        while k < 8 {
+            if set & (1 << k) != 0 {
+                t[set] |= 0xFFFFu128 << (16 * k);
+            }
+            k += 1;
+        }
+        set += 1;
+    }
+    t
+};
+
+/// Sizes rows under up to 8 candidates at once, nested or not, through per-byte match tables:
+/// byte `i` of a row with value `v` agrees with candidate `k` when `v` equals candidate `k`'s
+/// Bitval on candidate `k`'s Mask bits of that byte. A word matches candidate `k` when every one of
+/// its bytes does (an AND of the bytes' sets; a partial last word's missing bytes read as 0, as
+/// spec 2.4 zero-extends), and then saves `popcount(Mask[k][j])` bits: one masked add of eight
+/// 16-bit lanes per word.
+struct ByteMatchSizing {
+    count: usize,
+    n: usize,
+    word_bytes: usize,
+    wbits: u64,
+    raw: u64,
+    align: u64,
+    /// `sets[i * 256 + v]` for byte `i` of a row (`i < n * W/8`: a partial last word's missing
+    /// bytes included).
+    sets: Vec<u8>,
+    /// Per position: `popcount(Mask[k][j])` in 16-bit lane `k`.
+    saved: Vec<u128>,
+}
+
+impl ByteMatchSizing {
+    /// `None` when there are more than [`MAX_BYTE_CANDIDATES`] candidates, none, or rows wider than
+    /// [`MAX_BYTE_MATCH_ROW`].
+    fn new(candidates: &[(Vec<u64>, Vec<u64>)], w: WordWidth, row_bytes: usize, align: u64) -> Option<Self> {
+        let count = candidates.len();
+        if count == 0 || count > MAX_BYTE_CANDIDATES || row_bytes > MAX_BYTE_MATCH_ROW {
+            return None;
+        }
+        let n = crate::row::words_per_row(row_bytes, w);
+        let wb = w.bytes();
+        let full = w.full_mask();
+        let mut sets = vec![0u8; n * wb * 256];
+        let mut saved = vec![0u128; n];
+        for j in 0..n {
+            for (k, (masks, bitvals)) in candidates.iter().enumerate() {
+                let m = masks[j] & full;
+                saved[j] |= (m.count_ones() as u128) << (16 * k);
+                for b in 0..wb {
+                    let mb = (m >> (8 * b)) as u8;
+                    let bb = (bitvals[j] >> (8 * b)) as u8 & mb;
+                    let table = &mut sets[(j * wb + b) * 256..(j * wb + b + 1) * 256];
+                    for (v, set) in table.iter_mut().enumerate() {
+                        if v as u8 & mb == bb {
+                            *set |= 1 << k;
+                        }
+                    }
+                }
+            }
+        }
+        Some(ByteMatchSizing {
+            count,
+            n,
+            word_bytes: wb,
+            wbits: w.bits() as u64,
+            raw: crate::row::raw_padded(row_bytes as u64, align),
+            align,
+            sets,
+            saved,
+        })
+    }
+
+    /// Adds the record length of `row` under every candidate to `tallies`.
+    fn add_row(&self, row: &[u8], tallies: &mut [SizeTally]) {
+        let wb = self.word_bytes;
+        let set_of = |i: usize, v: u8| self.sets[i * 256 + v as usize];
+        let full_words = row.len() / wb;
+        let mut saved = [0u64; 8];
+        for start in (0..self.n).step_by(1023) {
+            // At most 1023 words of at most 64 saved bits: no 16-bit lane overflows. Set bits of
+            // candidates past `count` select lanes whose saved bits are 0.
+            let mut lanes = 0u128;
+            for j in start..(start + 1023).min(self.n) {
+                let mut set = 0xFFu8;
+                if j < full_words {
+                    for (b, &v) in row[j * wb..(j + 1) * wb].iter().enumerate() {
+                        set &= set_of(j * wb + b, v);
+                    }
+                } else {
+                    for b in 0..wb {
+                        set &= set_of(j * wb + b, row.get(j * wb + b).copied().unwrap_or(0));
+                    }
+                }
+                lanes += self.saved[j] & EXPAND[set as usize];
+            }
+            for (k, s) in saved.iter_mut().enumerate() {
+                *s += ((lanes >> (16 * k)) & 0xFFFF) as u64;
+            }
+        }
+        let plain = self.n as u64 * (1 + self.wbits);
         for (k, tally) in tallies.iter_mut().enumerate().take(self.count) {
             tally.add(crate::row::coded_len(plain - saved[k], self.align).min(self.raw));
         }
@@ -660,9 +797,14 @@ fn size_candidates(
     align: u64,
     candidates: &[(Vec<u64>, Vec<u64>)],
 ) -> Vec<SizeTally> {
-    let nested = NestedSizing::new(candidates, w, row_bytes, align);
-    // The one-table-per-candidate path only when the candidates are not nested.
-    let tables: Vec<SizingTable> = if nested.is_some() {
+    // Small rows: per-byte match tables, any candidates. Otherwise the nested bit-plane path, and
+    // one table per candidate when the candidates are not nested.
+    let by_bytes = ByteMatchSizing::new(candidates, w, row_bytes, align);
+    let nested = match by_bytes {
+        Some(_) => None,
+        None => NestedSizing::new(candidates, w, row_bytes, align),
+    };
+    let tables: Vec<SizingTable> = if nested.is_some() || by_bytes.is_some() {
         Vec::new()
     } else {
         candidates
@@ -677,7 +819,12 @@ fn size_candidates(
             let mut tallies = vec![SizeTally::new(); candidates.len()];
             let mut words = Vec::new();
             for &r in part {
-                load_words(&rows[r * row_bytes..(r + 1) * row_bytes], w, &mut words);
+                let row = &rows[r * row_bytes..(r + 1) * row_bytes];
+                if let Some(bytes) = &by_bytes {
+                    bytes.add_row(row, &mut tallies);
+                    continue;
+                }
+                load_words(row, w, &mut words);
                 match &nested {
                     Some(nested) => nested.add_row(&words, &mut tallies),
                     None => {
@@ -927,6 +1074,60 @@ mod tests {
                             assert_eq!((m >> b) & 1 == 1, one || zero, "w {w} t {t} j {j} b {b} c {c}");
                             assert_eq!((v >> b) & 1 == 1, one, "w {w} t {t} j {j} b {b} c {c}");
                         }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn byte_tables_size_rows_like_one_table_per_candidate() {
+        // Float-like data with outliers; candidates from the sweep plus masks that are not nested
+        // (the per-position optimum, a shifted mask); odd row sizes give partial last words.
+        let mut rng = crate::prng::SplitMix64::new(11);
+        for w in WordWidth::ALL {
+            for row_bytes in [1usize, 7, 37, 64, 300] {
+                let rows: Vec<u8> = (0..200 * row_bytes)
+                    .map(|i| {
+                        let r = rng.next_u64();
+                        match i % 4 {
+                            3 if !r.is_multiple_of(10) => 0x3C | (r as u8 & 1) << 7,
+                            2 => 0x80 | (r as u8 & 0x3F),
+                            _ => r as u8,
+                        }
+                    })
+                    .collect();
+                let which: Vec<usize> = (0..200).collect();
+                let counts = count_bits(&rows, row_bytes, &which);
+                let mut candidates: Vec<_> = [0.6, 0.8, 0.95, 1.0]
+                    .iter()
+                    .map(|&t| masks_from_counts(&counts, 200, w, t))
+                    .collect();
+                candidates.extend(crate::position_masks::optimal_masks(
+                    &rows, row_bytes, &which, &counts, w,
+                ));
+                let (m, b) = candidates[0].clone();
+                let shifted: Vec<u64> = m.iter().map(|x| x >> 1).collect();
+                let bits: Vec<u64> = b.iter().zip(&shifted).map(|(b, m)| b & m).collect();
+                candidates.push((shifted, bits));
+                candidates.push((vec![0; m.len()], vec![0; m.len()]));
+                let sizing = ByteMatchSizing::new(&candidates, w, row_bytes, 1).expect("small rows");
+                let tables: Vec<SizingTable> = candidates
+                    .iter()
+                    .map(|(m, b)| SizingTable::new(m, b, w, row_bytes, 1))
+                    .collect();
+                let mut words = Vec::new();
+                for r in 0..200 {
+                    let row = &rows[r * row_bytes..(r + 1) * row_bytes];
+                    let mut got = vec![SizeTally::new(); candidates.len()];
+                    sizing.add_row(row, &mut got);
+                    load_words(row, w, &mut words);
+                    for (k, table) in tables.iter().enumerate() {
+                        assert_eq!(
+                            got[k].payload,
+                            table.record_len_of_words(&words),
+                            "{w:?} {row_bytes} B row {r} candidate {k}"
+                        );
                     }
                 }
             }
