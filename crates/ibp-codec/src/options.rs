@@ -116,6 +116,17 @@ impl EncodeOptions {
                 "chunk_rows {rows} of {row_bytes} bytes exceed 2^32 decoded bytes per chunk"
             );
         }
+        // A chunk's metadata length is a u32 (spec 5.1, 10): masks and bitvals take at most
+        // 2 * G * (row_bytes + 7) bytes (a partial last word rounds up), group ids and 4-byte row
+        // lengths at most 5 bytes per row.
+        let rows = self.rows_per_chunk(row_bytes);
+        let meta = 2 * self.groups as u64 * (row_bytes + 7) + 5 * rows;
+        ensure!(
+            meta <= u32::MAX as u64,
+            ErrorCode::InvalidArgument,
+            "{} groups of {row_bytes}-byte rows need more chunk metadata than the format's 4 GiB (spec 10): use fewer groups",
+            self.groups
+        );
         Ok(())
     }
 
@@ -190,6 +201,13 @@ mod tests {
         for o in bad {
             assert_eq!(o.validate(12).unwrap_err().code, ErrorCode::InvalidArgument, "{o:?}");
         }
+        // 256 groups of 16 MiB rows: masks and bitvals alone would need 8 GiB of metadata.
+        let many = EncodeOptions {
+            groups: 256,
+            ..ok.clone()
+        };
+        assert!(many.validate(1 << 20).is_ok());
+        assert_eq!(many.validate(1 << 24).unwrap_err().code, ErrorCode::InvalidArgument);
         assert_eq!(ok.validate(0).unwrap_err().code, ErrorCode::InvalidArgument);
     }
 }

@@ -200,7 +200,7 @@ impl ChunkMeta {
             words_per_row: self.words_per_row,
             length_base: self.length_base,
             payload_len: self.payload_len,
-            meta_len: meta_len as u32,
+            meta_len: u32::try_from(meta_len).expect("validated sizes: metadata fits a u32"),
             payload_crc: self.payload_crc,
             reserved2: 0,
             meta_crc: 0,
