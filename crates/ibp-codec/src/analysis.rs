@@ -161,12 +161,15 @@ pub fn plan_chunk(rows: &[u8], row_bytes: usize, opts: &EncodeOptions) -> ChunkP
                 continue;
             }
         }
-        let mut labelled: Vec<(f64, MaskPair)> = thresholds.iter().copied().zip(candidates).collect();
-        labelled.extend(optimal.map(|opt| (POSITION_OPTIMUM, opt)));
-        let pairs: Vec<MaskPair> = labelled.iter().map(|(_, c)| c.clone()).collect();
+        let mut pairs = candidates;
+        let mut labels = thresholds.clone();
+        if let Some(opt) = optimal {
+            pairs.push(opt);
+            labels.push(POSITION_OPTIMUM);
+        }
         // One pass for every candidate where the byte tables take them all; otherwise the sweep
         // (nested) and the optimum are sized in separate passes.
-        let sizes = if pairs.len() <= MAX_BYTE_CANDIDATES && row_bytes <= MAX_BYTE_MATCH_ROW {
+        let sizes = if ByteMatchSizing::takes(pairs.len(), row_bytes) {
             size_candidates(rows, row_bytes, &sample, w, align, &pairs)
         } else {
             let split = thresholds.len().min(pairs.len());
@@ -176,12 +179,7 @@ pub fn plan_chunk(rows: &[u8], row_bytes: usize, opts: &EncodeOptions) -> ChunkP
             }
             sizes
         };
-        let sized: Vec<(SizeTally, f64, MaskPair)> = sizes
-            .into_iter()
-            .zip(labelled)
-            .map(|(size, (t, c))| (size, t, c))
-            .collect();
-        for (size, threshold, (masks, bitvals)) in sized {
+        for ((size, threshold), (masks, bitvals)) in sizes.into_iter().zip(labels).zip(pairs) {
             let bytes = size.estimate(row_count as u64, 1, w, row_bytes, align);
             if best.as_ref().is_none_or(|b| bytes < b.estimated_bytes) {
                 best = Some(ChunkPlan {
@@ -211,9 +209,6 @@ pub fn plan_chunk(rows: &[u8], row_bytes: usize, opts: &EncodeOptions) -> ChunkP
 
 /// Most rows the per-position optimum is estimated from (a strided subset of the analysed rows).
 const OPT_SAMPLE_ROWS: usize = 4_096;
-
-/// One candidate's `(masks, bitvals)`.
-type MaskPair = (Vec<u64>, Vec<u64>);
 
 /// [`ChunkPlan::threshold`] of a plan whose masks are the per-position optimum
 /// ([`crate::position_masks`]) rather than one threshold's.
@@ -563,7 +558,6 @@ struct NestedPosition {
 /// its differing bits, found with three bit-plane tests. It then saves `popcount(Mask[k][j])` bits
 /// in every candidate `k` from there on: one masked add of eight 16-bit lanes.
 struct NestedSizing {
-    count: usize,
     n: u64,
     wbits: u64,
     raw: u64,
@@ -623,7 +617,6 @@ impl NestedSizing {
             })
             .collect();
         Some(NestedSizing {
-            count,
             n: n as u64,
             wbits: w.bits() as u64,
             raw: crate::row::raw_padded(row_bytes as u64, align),
@@ -646,13 +639,6 @@ impl NestedSizing {
         first_match
     }
 
-    fn tally(&self, saved: &[u64; 8], tallies: &mut [SizeTally]) {
-        let plain = self.n * (1 + self.wbits);
-        for (k, tally) in tallies.iter_mut().enumerate().take(self.count) {
-            tally.add(crate::row::coded_len(plain - saved[k], self.align).min(self.raw));
-        }
-    }
-
     /// Adds the record length of `words` under every candidate to `tallies`.
     fn add_row(&self, words: &[u64], tallies: &mut [SizeTally]) {
         let mut saved = [0u64; 8];
@@ -666,7 +652,16 @@ impl NestedSizing {
                 *s += ((lanes >> (16 * k)) & 0xFFFF) as u64;
             }
         }
-        self.tally(&saved, tallies);
+        add_record_lengths(tallies, &saved, self.n * (1 + self.wbits), self.align, self.raw);
+    }
+}
+
+/// Adds one row's record length under each candidate `k` to `tallies[k]`: `plain` bits (every
+/// word unmatched) less the `saved[k]` bits of its matching words, coded (spec 6.2) and capped at
+/// the raw length.
+fn add_record_lengths(tallies: &mut [SizeTally], saved: &[u64; 8], plain: u64, align: u64, raw: u64) {
+    for (tally, &s) in tallies.iter_mut().zip(saved) {
+        tally.add(crate::row::coded_len(plain - s, align).min(raw));
     }
 }
 
@@ -700,7 +695,6 @@ const EXPAND: [u128; 256] = {
 /// spec 2.4 zero-extends), and then saves `popcount(Mask[k][j])` bits: one masked add of eight
 /// 16-bit lanes per word.
 struct ByteMatchSizing {
-    count: usize,
     n: usize,
     word_bytes: usize,
     wbits: u64,
@@ -714,11 +708,15 @@ struct ByteMatchSizing {
 }
 
 impl ByteMatchSizing {
+    /// Whether the tables take `count` candidates over rows of `row_bytes` bytes.
+    fn takes(count: usize, row_bytes: usize) -> bool {
+        count <= MAX_BYTE_CANDIDATES && row_bytes <= MAX_BYTE_MATCH_ROW
+    }
+
     /// `None` when there are more than [`MAX_BYTE_CANDIDATES`] candidates, none, or rows wider than
     /// [`MAX_BYTE_MATCH_ROW`].
     fn new(candidates: &[(Vec<u64>, Vec<u64>)], w: WordWidth, row_bytes: usize, align: u64) -> Option<Self> {
-        let count = candidates.len();
-        if count == 0 || count > MAX_BYTE_CANDIDATES || row_bytes > MAX_BYTE_MATCH_ROW {
+        if candidates.is_empty() || !Self::takes(candidates.len(), row_bytes) {
             return None;
         }
         let n = crate::row::words_per_row(row_bytes, w);
@@ -743,7 +741,6 @@ impl ByteMatchSizing {
             }
         }
         Some(ByteMatchSizing {
-            count,
             n,
             word_bytes: wb,
             wbits: w.bits() as u64,
@@ -781,10 +778,7 @@ impl ByteMatchSizing {
                 *s += ((lanes >> (16 * k)) & 0xFFFF) as u64;
             }
         }
-        let plain = self.n as u64 * (1 + self.wbits);
-        for (k, tally) in tallies.iter_mut().enumerate().take(self.count) {
-            tally.add(crate::row::coded_len(plain - saved[k], self.align).min(self.raw));
-        }
+        add_record_lengths(tallies, &saved, self.n as u64 * (1 + self.wbits), self.align, self.raw);
     }
 }
 
