@@ -286,13 +286,17 @@ struct Job {
     bool raw, staged;
 };
 
-// Finds request k's record and metadata; all lanes get the same Job.
-__device__ __forceinline__ Job lookup(const IbpGatherParams& prm, const ibp_u64* first_rows, ibp_u64 k, ibp_u32 lane) {
+// Entry row of request k.
+__device__ __forceinline__ ibp_u64 request_row(const IbpGatherParams& prm, ibp_u64 k) {
+    return prm.rows ? prm.rows[k] : prm.first_row + k;
+}
+
+// Finds request k's record (entry row `row`) and metadata; all lanes get the same Job.
+__device__ __forceinline__ Job lookup(const IbpGatherParams& prm, const ibp_u64* first_rows, ibp_u64 row, ibp_u32 lane) {
     Job job;
     job.code = IBP_STATUS_OK;
     job.src = 0; job.masks = 0; job.len = 0; job.words_bytes = 0;
     job.n = 0; job.wb = 1; job.align_log2 = 0; job.raw = false; job.staged = false;
-    const ibp_u64 row = prm.rows ? prm.rows[k] : prm.first_row + k;
     if (row >= prm.entry_rows || prm.chunk_count == 0) { job.code = IBP_STATUS_ROW_INDEX; return job; }
     // Chunk of the row: last chunk with first_row <= row (uniform across the warp).
     ibp_u32 lo = 0, hi = prm.chunk_count;
@@ -407,6 +411,10 @@ ibp_gather(const IbpGatherParams prm) {
     __shared__ ibp_u64 first_rows_smem[IBP_SMEM_CHUNKS];
     const ibp_u32 lane = threadIdx.x & 31;
     const ibp_u32 warp = threadIdx.x >> 5;
+    const ibp_u64 warps_total = (ibp_u64)gridDim.x * IBP_WARPS_PER_BLOCK;
+    ibp_u64 k = (ibp_u64)blockIdx.x * IBP_WARPS_PER_BLOCK + warp;
+    // The first request's row is loaded before the block's shared-memory fill, so the two loads overlap.
+    const ibp_u64 row0 = k < prm.count ? request_row(prm, k) : 0;
     // Chunk start rows: shared memory when they fit, else (null) read from the descriptors.
     const ibp_u64* first_rows;
     if (prm.chunk_count <= IBP_SMEM_CHUNKS) {
@@ -417,10 +425,8 @@ ibp_gather(const IbpGatherParams prm) {
         first_rows = 0;
     }
     ibp_u8* const stage = ibp_stage + (ibp_u64)warp * prm.stage_bytes;
-    const ibp_u64 warps_total = (ibp_u64)gridDim.x * IBP_WARPS_PER_BLOCK;
-    ibp_u64 k = (ibp_u64)blockIdx.x * IBP_WARPS_PER_BLOCK + warp;
     if (k >= prm.count) return;  // after the only __syncthreads
-    Job cur = lookup(prm, first_rows, k, lane);
+    Job cur = lookup(prm, first_rows, row0, lane);
     for (;;) {
         // Start loading this row's record, then do the next row's lookups while the loads fly.
         Prefetch pf;
@@ -429,7 +435,7 @@ ibp_gather(const IbpGatherParams prm) {
         const ibp_u64 kn = k + warps_total;
         const bool have_next = kn < prm.count;
         Job nxt;
-        if (have_next) nxt = lookup(prm, first_rows, kn, lane);
+        if (have_next) nxt = lookup(prm, first_rows, request_row(prm, kn), lane);
         if (stage_it) stage_end(pf, stage, cur.src, cur.len, lane);
         __syncwarp();
         finish(prm, cur, k, stage, lane);
@@ -599,8 +605,8 @@ __device__ __forceinline__ void table_store(ibp_u8* dst, ibp_u32 j, typename Wor
 #endif
 template <int WB>
 __device__ __forceinline__ ibp_u32 decode_table_row(const ibp_u32* w, ibp_u32 rec_byte, ibp_u32 len, ibp_u8* dst,
-                                                    const uint4* tmask, const uint4* tinfo,
-                                                    ibp_u32 n, bool n_ok, ibp_u32 row_bytes, ibp_u32 align_log2, ibp_u32 lane) {
+                                                    const uint4* tmask, const uint4* tinfo, ibp_u32 n, bool n_ok,
+                                                    ibp_u32 row_bytes, ibp_u32 align_log2, ibp_u32 lane) {
     const ibp_u32 W = WB * 8;
     const bool aligned = (((size_t)dst) & (WB - 1)) == 0;
     if (!n_ok) return IBP_STATUS_LAYOUT;
@@ -696,6 +702,7 @@ struct TileCtx {
     const uint4* tmask;        // table of the chunk's positions
     const uint4* tinfo;
     bool use_table;            // false: decode with per-lane Mask/Bitval loads
+    bool uniform_f;            // every table entry has the same F
     const ibp_u8* masks;       // the chunk's Mask words in global memory (Bitvals at + words_bytes)
     ibp_u64 words_bytes;
     ibp_u64 groups;            // payload-independent: meta offset of the group ids
@@ -706,9 +713,89 @@ struct TileCtx {
     bool n_ok;                 // n == ceil(row_bytes / (W/8))
 };
 
+// Rows of at most IBP_TILE_SMALL_ROWS words through a table whose entries all have the same F: a
+// segment of S = the next power of two >= n lanes per row, 32 / S rows per warp pass (a row of 8
+// words keeps 8 lanes busy, not 32 idle rounds). Lane j of a segment handles word j; its field starts
+// at n + F*j + D * (non-participating words before j). Same checks, order and codes as
+// decode_tile_rows and decode_table_row. Taken only when n == ceil(row_bytes / WB) (t.n_ok).
+#ifndef IBP_TILE_SMALL_ROWS
+#define IBP_TILE_SMALL_ROWS 16
+#endif
+template <int WB>
+__device__ __forceinline__ void decode_small_rows(const IbpGatherParams& prm, const TileCtx& t, ibp_u32 warp, ibp_u32 lane) {
+    const ibp_u32 W = WB * 8;
+    const ibp_u32 n = t.n;  // 1 .. 16
+    const ibp_u32 row_bytes = prm.row_bytes;
+    const ibp_u32 seg_log2 = n <= 1 ? 0u : 32u - (ibp_u32)__clz((int)(n - 1));
+    const ibp_u32 S = 1u << seg_log2, per_pass = 32u >> seg_log2;
+    const ibp_u32 j = lane & (S - 1), seg = lane >> seg_log2;
+    const ibp_u32 seg_lanes = ((1u << S) - 1u) << (seg << seg_log2);  // S <= 16
+    const ibp_u32 lt = (1u << j) - 1u;
+    const ibp_u32 last_bytes = row_bytes - (n - 1) * WB;
+    const ibp_u32 a = 1u << t.align_log2;
+    const ibp_u32* const w = (const ibp_u32*)(t.tile - IBP_TILE_GUARD);
+    for (ibp_u32 row0 = warp * per_pass; row0 < t.nrows; row0 += IBP_TILE_WARPS * per_pass) {
+        const ibp_u32 row = row0 + seg;
+        const bool row_ok = row < t.nrows;
+        const ibp_u32 off = row_ok ? t.offsets[row] : 0u;
+        const ibp_u32 len = row_ok ? t.offsets[row + 1] - off : 0u;
+        const bool raw = len == t.raw_padded;
+        ibp_u32 code = IBP_STATUS_OK, g = 0;
+        if (row_ok && !raw) {
+            if (t.G > 1) {
+                const ibp_u64 r = t.r0 + row;
+                if (t.groups + r >= prm.meta_size) code = IBP_STATUS_LAYOUT;
+                else { g = prm.meta[t.groups + r]; if (g >= t.G) { code = IBP_STATUS_GROUP_ID; g = 0; } }
+            }
+            if (code == IBP_STATUS_OK && !t.meta_ok) code = IBP_STATUS_LAYOUT;
+            if (code == IBP_STATUS_OK && n > len * 8) code = IBP_STATUS_ROW_LENGTH;
+        }
+        const ibp_u32 rec_byte = IBP_TILE_GUARD + t.skew + off;
+        const ibp_u32 base = rec_byte * 8, total_bits = len * 8;
+        const ibp_u32 e = g * n + (j < n ? j : 0u);
+        const uint4 tm = t.tmask[e], ti = t.tinfo[e];
+        const ibp_u32 F = ti.w & 127u;
+        const ibp_u32 np = raw ? 0u : ~sbits32(w, base) & ((1u << n) - 1u);
+        const bool p = !raw && !((np >> j) & 1u);
+        // A raw row's word j is bytes j*WB ..; a coded row's field as above (read at the record's
+        // end when a corrupt record puts it past it).
+        const ibp_u32 r = raw ? j * W : n + F * j + (W - F) * (ibp_u32)__popc(np & lt);
+        const ibp_u32 end = r + (p ? F : W);
+        bool partial_bad = false;
+        if (row_ok && j < n && code == IBP_STATUS_OK) {
+            ibp_u8* dst = prm.out + (t.k0 + row) * (ibp_u64)row_bytes;
+            const bool aligned = (((size_t)dst) & (WB - 1)) == 0;
+            const typename Word<WB>::R word = table_word<WB>(w, base + min(r, total_bits), p, tm, ti);
+            table_store<WB>(dst, j, word, n, last_bytes, aligned, partial_bad);
+        }
+        const ibp_u32 T = __shfl_sync(FULL_MASK, end, (seg << seg_log2) + n - 1);  // stream bits used
+        if (row_ok && !raw && code == IBP_STATUS_OK) {
+            if (T > total_bits) code = IBP_STATUS_ROW_LENGTH;  // Record length rule: L == align_up(ceil(T/8), A).
+            else if (((((T + 7) >> 3) + a - 1) & ~(a - 1)) != len) code = IBP_STATUS_ROW_LENGTH;
+        }
+        // Padding: a coded row's bits from T on and its partial last word's high bits, a raw row's
+        // bytes after row_bytes (its partial last word was read past the row: not a check there).
+        bool bad = !raw && partial_bad;
+        if (row_ok && code == IBP_STATUS_OK) {
+            const ibp_u8* bytes = (const ibp_u8*)w + rec_byte;
+            const ibp_u32 from = raw ? row_bytes * 8 : T, t0 = from >> 3;
+            for (ibp_u32 b = t0 + j; b < len; b += S) bad |= (bytes[b] >> (b == t0 ? (from & 7) : 0u)) != 0;
+        }
+        if ((__ballot_sync(FULL_MASK, bad) & seg_lanes) != 0 && code == IBP_STATUS_OK) code = IBP_STATUS_PADDING;
+        if (row_ok && j == 0 && code != IBP_STATUS_OK) ibp_report(prm.status, t.k0 + row, code);
+    }
+}
+
 // Decodes the rows of a tile that belong to this warp (rows warp, warp + IBP_TILE_WARPS, ...).
 template <int WB>
 __device__ __forceinline__ void decode_tile_rows(const IbpGatherParams& prm, const TileCtx& t, ibp_u32 warp, ibp_u32 lane) {
+#if IBP_TILE_SMALL_ROWS
+    // n >= 1 (a table has entries); n_ok: the words cover exactly the row's bytes, raw rows too.
+    if (t.use_table && t.uniform_f && t.n_ok && t.n <= IBP_TILE_SMALL_ROWS) {
+        decode_small_rows<WB>(prm, t, warp, lane);
+        return;
+    }
+#endif
     const ibp_u32 row_bytes = prm.row_bytes;
     for (ibp_u32 row = warp; row < t.nrows; row += IBP_TILE_WARPS) {
         const ibp_u64 k = t.k0 + row;
@@ -750,15 +837,22 @@ __device__ __forceinline__ void decode_tile_rows(const IbpGatherParams& prm, con
     }
 }
 
+// Builds the table of a chunk's `entries` (>= 1) positions. Every thread of the block must call it
+// (it ends with a barrier); returns, in every thread, whether every entry has the same F.
 template <int WB>
-__device__ __forceinline__ void build_table(const ibp_u8* masks, ibp_u64 words_bytes, ibp_u32 entries,
+__device__ __forceinline__ bool build_table(const ibp_u8* masks, ibp_u64 words_bytes, ibp_u32 entries,
                                             uint4* tmask, uint4* tinfo) {
+    const ibp_u64 wmask = WB == 8 ? ~0ull : ((1ull << (8 * WB)) - 1ull);
+    const int f_first = __popcll(~load_word<WB>(masks, 0) & wmask);
+    bool uniform = true;
     for (ibp_u32 i = threadIdx.x; i < entries; i += IBP_TILE_THREADS) {
         uint4 tm, ti;
         table_entry<WB>(load_word<WB>(masks, i), load_word<WB>(masks + words_bytes, i), tm, ti);
         tmask[i] = tm;
         tinfo[i] = ti;
+        uniform &= (int)(ti.w & 127u) == f_first;
     }
+    return __syncthreads_and(uniform) != 0;
 }
 
 extern "C" __global__ void __launch_bounds__(IBP_TILE_THREADS, IBP_TILE_MIN_BLOCKS)
@@ -777,7 +871,7 @@ ibp_decode_tiles(const IbpGatherParams prm, const ibp_u32* tile_starts, ibp_u32 
     const ibp_u32 total_tiles = tile_starts[prm.chunk_count];
     const ibp_u64 range_end = prm.first_row + prm.count;
     ibp_u32 table_chunk = ~0u;  // chunk whose table is in shared memory (same in every thread)
-    bool table_ok = false;
+    bool table_ok = false, uniform_f = false;
     if (threadIdx.x == 0) s_bad_tile = 0;
     __syncthreads();
     // Each block takes a contiguous run of tiles, so that consecutive tiles share a chunk (and its table).
@@ -809,15 +903,15 @@ ibp_decode_tiles(const IbpGatherParams prm, const ibp_u32* tile_starts, ibp_u32 
         if (lo != table_chunk) {
             table_chunk = lo;
             const ibp_u64 entries = (ibp_u64)G * n;
-            table_ok = G >= 1 && meta_ok && entries <= table_entries &&
+            table_ok = G >= 1 && entries >= 1 && meta_ok && entries <= table_entries &&
                        (wb == 1 || wb == 2 || wb == 4 || wb == 8);
             if (table_ok) {
                 const ibp_u8* masks = prm.meta + c.masks_offset;
                 switch (wb) {
-                    case 1: build_table<1>(masks, words_bytes, (ibp_u32)entries, tmask, tinfo); break;
-                    case 2: build_table<2>(masks, words_bytes, (ibp_u32)entries, tmask, tinfo); break;
-                    case 4: build_table<4>(masks, words_bytes, (ibp_u32)entries, tmask, tinfo); break;
-                    default: build_table<8>(masks, words_bytes, (ibp_u32)entries, tmask, tinfo); break;
+                    case 1: uniform_f = build_table<1>(masks, words_bytes, (ibp_u32)entries, tmask, tinfo); break;
+                    case 2: uniform_f = build_table<2>(masks, words_bytes, (ibp_u32)entries, tmask, tinfo); break;
+                    case 4: uniform_f = build_table<4>(masks, words_bytes, (ibp_u32)entries, tmask, tinfo); break;
+                    default: uniform_f = build_table<8>(masks, words_bytes, (ibp_u32)entries, tmask, tinfo); break;
                 }
             }
         }
@@ -946,6 +1040,7 @@ ibp_decode_tiles(const IbpGatherParams prm, const ibp_u32* tile_starts, ibp_u32 
         t.tmask = tmask;
         t.tinfo = tinfo;
         t.use_table = table_ok;
+        t.uniform_f = uniform_f;
         t.masks = prm.meta + c.masks_offset;
         t.words_bytes = words_bytes;
         t.groups = c.groups_offset;

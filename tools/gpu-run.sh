@@ -6,7 +6,8 @@
 #   bash tools/gpu-run.sh [bench flags]   # on the GPU machine (no Rust): run them, logs under $OUT
 #
 # Environment on the GPU machine: IBP_RUN_MEMCHECK=0 skips compute-sanitizer; IBP_SKIP_BENCH=1 and
-# IBP_SKIP_TESTS=1 skip those parts. Test binaries run with IBP_REQUIRE_GPU=1 and
+# IBP_SKIP_TESTS=1 skip those parts; IBP_BENCH_BIN runs another bench binary (an A/B baseline built
+# from an older commit). Test binaries run with IBP_REQUIRE_GPU=1 and
 # IBP_REQUIRE_NVRTC=1, so a missing driver or NVRTC fails instead of skipping.
 set -uo pipefail
 D=.devrun
@@ -69,7 +70,7 @@ if [ -x "$D/ibp-conformance" ]; then
     [ "${PIPESTATUS[0]}" = 0 ] || status=1
 fi
 if [ "${IBP_SKIP_BENCH:-0}" != 1 ]; then
-    timeout "${IBP_BENCH_TIMEOUT:-300}" "$D/ibp-gpu-bench" --data-dir "$D/data" "$@" 2>&1 | tee "$OUT/bench.log"
+    timeout "${IBP_BENCH_TIMEOUT:-300}" "${IBP_BENCH_BIN:-$D/ibp-gpu-bench}" --data-dir "$D/data" "$@" 2>&1 | tee "$OUT/bench.log"
     [ "${PIPESTATUS[0]}" = 0 ] || status=1
 fi
 if [ "${IBP_SKIP_TESTS:-0}" != 1 ] && [ "${IBP_RUN_MEMCHECK:-1}" = 1 ] && command -v compute-sanitizer >/dev/null; then

@@ -4,7 +4,11 @@
 device time.
 
     eval "$(bash tools/ci-nvrtc.sh)"          # NVRTC 13.0 from PyPI, as CI does
-    python3 tools/nvrtc_report.py [-DNAME=VALUE ...]
+    python3 tools/nvrtc_report.py [-DNAME=VALUE ...] [--cubin DIR]
+
+--cubin DIR also writes DIR/<file>.cubin, for `nvdisasm -g -c DIR/ibp_gather.cu.cubin` (line
+numbers with each SASS instruction: where the spill loads `LDL` sit). nvdisasm comes with the PyPI
+wheel nvidia-cuda-nvdisasm (pip install --target DIR nvidia-cuda-nvdisasm).
 
 The source is assembled as crates/ibp-gpu/src/kernels.rs does (ibp_status.h, then the file).
 """
@@ -28,7 +32,7 @@ def load_nvrtc():
     return ctypes.CDLL(name)
 
 
-def compile_one(lib, file: str, defines: list[str]) -> str:
+def compile_one(lib, file: str, defines: list[str], cubin_dir: str | None = None) -> str:
     status = (ROOT / "kernels" / "ibp_status.h").read_text()
     body = (ROOT / "kernels" / file).read_text()
     src = f'#line 1 "ibp_status.h"\n{status}\n#line 1 "{file}"\n{body}'.encode()
@@ -45,14 +49,21 @@ def compile_one(lib, file: str, defines: list[str]) -> str:
     text = log.value.decode(errors="replace")
     if rc != 0:
         sys.exit(f"{file}: NVRTC error {rc}\n{text}")
+    if cubin_dir:
+        lib.nvrtcGetCUBINSize(prog, ctypes.byref(size))
+        cubin = ctypes.create_string_buffer(size.value)
+        lib.nvrtcGetCUBIN(prog, cubin)
+        Path(cubin_dir).mkdir(parents=True, exist_ok=True)
+        (Path(cubin_dir) / f"{file}.cubin").write_bytes(cubin.raw)
     return text
 
 
 def main() -> int:
     lib = load_nvrtc()
     defines = [a for a in sys.argv[1:] if a.startswith("-D")]
+    cubin_dir = sys.argv[sys.argv.index("--cubin") + 1] if "--cubin" in sys.argv else None
     for file in ("ibp_gather.cu", "ibp_baselines.cu"):
-        log = compile_one(lib, file, defines)
+        log = compile_one(lib, file, defines, cubin_dir)
         kernel = None
         for line in log.splitlines():
             if "Compiling entry function" in line:

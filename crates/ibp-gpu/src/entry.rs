@@ -10,7 +10,17 @@ use crate::pinned::PinnedBuffer;
 use crate::status::KernelFailure;
 use cudarc::driver::{sys, CudaSlice, CudaStream, DevicePtr, DevicePtrMut};
 use ibp_format::{ChunkMeta, ErrorCode, FormatError};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// Zeroed status words kept for reuse, so that a launch enqueues no allocation or memset.
+type StatusPool = Mutex<Vec<CudaSlice<u64>>>;
+/// Status words kept per entry (more than this many decodes in flight allocate new ones).
+const STATUS_POOL_MAX: usize = 64;
+
+/// Locks a mutex whose data stays valid even if a holder panicked (a pool or a cache).
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
 
 /// Where a [`GpuEntry`] keeps its compressed payload.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -137,7 +147,15 @@ pub struct GpuEntry {
     meta_ptr: sys::CUdeviceptr,
     anchors_ptr: sys::CUdeviceptr,
     stage_bytes: u32,
+    /// Status words that are zero and used by no launch.
+    status_pool: StatusPool,
+    /// Tile table of the last range decoded (`first`, `count`, table), reused by the next decode
+    /// of the same range (a whole entry decoded again and again uploads nothing).
+    tile_cache: Mutex<Option<(u64, u64, TileTable)>>,
 }
+
+/// A range's tile table in device memory, and its tile count.
+type TileTable = (Arc<CudaSlice<u32>>, u64);
 
 /// Rows the kernel produces: a list in device memory, or a contiguous range.
 enum Rows<'a> {
@@ -241,6 +259,8 @@ impl GpuEntry {
             meta_ptr,
             anchors_ptr,
             stage_bytes,
+            status_pool: Mutex::new(Vec::new()),
+            tile_cache: Mutex::new(None),
         })
     }
 
@@ -411,10 +431,15 @@ impl GpuEntry {
                 self.layout.row_bytes
             )));
         }
-        // Zeroed status word (IBP_STATUS_CLEAR == 0): an async allocation and memset on the stream.
-        let status = stream
-            .alloc_zeros::<u64>(1)
-            .map_err(GpuError::driver("allocating the status word"))?;
+        // A zeroed status word (IBP_STATUS_CLEAR == 0): one from the pool, else an async allocation
+        // and memset on the stream.
+        let pooled = lock(&self.status_pool).pop();
+        let status = match pooled {
+            Some(word) => word,
+            None => stream
+                .alloc_zeros::<u64>(1)
+                .map_err(GpuError::driver("allocating the status word"))?,
+        };
         let (rows_ptr, first_row) = match rows {
             Rows::List(list) => (list.device_ptr(stream).0, 0),
             Rows::Range(first) => (0, first),
@@ -446,27 +471,9 @@ impl GpuEntry {
         let mut tiles = None;
         match (&rows, self.tiling()) {
             (Rows::Range(first), Some((tile_rows, tile_bytes, table_entries))) => {
-                // Tiles of at most tile_rows rows within one chunk: tile_starts[c] = first tile of chunk c.
-                let end = first + count;
-                let mut starts = Vec::with_capacity(self.layout.chunks.len() + 1);
-                let mut acc = 0u64;
-                for c in &self.layout.chunks {
-                    starts.push(acc as u32);
-                    let c_end = c.first_row + c.row_count as u64;
-                    let (a, b) = ((*first).max(c.first_row), end.min(c_end));
-                    if a < b {
-                        acc += (b - a).div_ceil(tile_rows as u64);
-                    }
-                }
-                starts.push(acc as u32);
-                if acc > u32::MAX as u64 {
-                    return Err(invalid("range needs more than 2^32 tiles"));
-                }
-                let starts_d = stream
-                    .clone_htod(&starts)
-                    .map_err(GpuError::driver("uploading the tile table"))?;
+                let (starts_d, tile_count) = self.tile_starts(*first, count, tile_rows, stream)?;
                 p.rows = 0;
-                let blocks = acc.clamp(1, self.device.sm_count() as u64 * 8) as u32;
+                let blocks = tile_count.clamp(1, self.device.sm_count() as u64 * 8) as u32;
                 launch::decode_tiles(
                     &self.device.tiles_fn,
                     stream,
@@ -485,13 +492,49 @@ impl GpuEntry {
         }
         Ok(PendingDecode {
             status: Some(status),
+            pool: Some(&self.status_pool),
             stream: stream.clone(),
             rows: None,
             _tiles: tiles,
             first_row,
-            _entry: std::marker::PhantomData,
             done: false,
         })
+    }
+
+    /// Tile table of rows `first .. first + count` (tiles of at most `tile_rows` rows within one
+    /// chunk: entry `c` is the index of chunk `c`'s first tile, the last entry the tile count), in
+    /// device memory: the cached one when the range is the last one decoded, else uploaded on `stream`.
+    fn tile_starts(&self, first: u64, count: u64, tile_rows: u32, stream: &Arc<CudaStream>) -> GpuResult<TileTable> {
+        if let Some((f, c, table)) = lock(&self.tile_cache).as_ref() {
+            if (*f, *c) == (first, count) {
+                return Ok(table.clone());
+            }
+        }
+        let end = first + count;
+        let mut starts = Vec::with_capacity(self.layout.chunks.len() + 1);
+        let mut acc = 0u64;
+        for c in &self.layout.chunks {
+            starts.push(acc as u32);
+            let c_end = c.first_row + c.row_count as u64;
+            let (a, b) = (first.max(c.first_row), end.min(c_end));
+            if a < b {
+                acc += (b - a).div_ceil(tile_rows as u64);
+            }
+        }
+        starts.push(acc as u32);
+        if acc > u32::MAX as u64 {
+            return Err(invalid("range needs more than 2^32 tiles"));
+        }
+        let table = (
+            Arc::new(
+                stream
+                    .clone_htod(&starts)
+                    .map_err(GpuError::driver("uploading the tile table"))?,
+            ),
+            acc,
+        );
+        *lock(&self.tile_cache) = Some((first, count, table.clone()));
+        Ok(table)
     }
 }
 
@@ -508,12 +551,13 @@ impl Drop for GpuEntry {
 #[must_use = "a decode's errors are only reported by wait()"]
 pub struct PendingDecode<'a> {
     status: Option<CudaSlice<u64>>,
+    /// The entry's pool, where `wait` returns the status word (zeroed).
+    pool: Option<&'a StatusPool>,
     stream: Arc<CudaStream>,
     rows: Option<CudaSlice<u64>>,
     /// Kept alive until the decode completes.
-    _tiles: Option<CudaSlice<u32>>,
+    _tiles: Option<Arc<CudaSlice<u32>>>,
     first_row: u64,
-    _entry: std::marker::PhantomData<&'a GpuEntry>,
     done: bool,
 }
 
@@ -521,11 +565,11 @@ impl PendingDecode<'_> {
     fn empty(stream: &Arc<CudaStream>) -> Self {
         PendingDecode {
             status: None,
+            pool: None,
             stream: stream.clone(),
             rows: None,
             _tiles: None,
             first_row: 0,
-            _entry: std::marker::PhantomData,
             done: false,
         }
     }
@@ -536,13 +580,22 @@ impl PendingDecode<'_> {
         self.stream
             .synchronize()
             .map_err(GpuError::driver("waiting for the decode"))?;
-        let Some(status) = self.status.as_ref() else {
+        let Some(mut status) = self.status.take() else {
             return Ok(());
         };
         let word = self
             .stream
-            .clone_dtoh(status)
+            .clone_dtoh(&status)
             .map_err(GpuError::driver("reading the status word"))?[0];
+        if let Some(pool) = self.pool {
+            // Back to the pool zeroed (a failure wrote it: clear it before anyone reuses it).
+            let zeroed =
+                word == 0 || (self.stream.memset_zeros(&mut status).is_ok() && self.stream.synchronize().is_ok());
+            let mut pool = lock(pool);
+            if zeroed && pool.len() < STATUS_POOL_MAX {
+                pool.push(status);
+            }
+        }
         let Some(failure) = KernelFailure::from_word(word) else {
             return Ok(());
         };

@@ -112,6 +112,44 @@ pub fn patterned_rows(
     out
 }
 
+/// Like [`patterned_rows`], but every word position has the same `free_bits` free low bits, so an
+/// encoder gives every position the same field length (the GPU's uniform-field paths). Rows may be
+/// any length: a last partial word keeps the row's bytes.
+pub fn uniform_rows(
+    rng: &mut Rng,
+    rows: usize,
+    row_bytes: usize,
+    word_bytes: usize,
+    free_bits: u32,
+    noise: f64,
+    raw_rows: f64,
+) -> Vec<u8> {
+    let n = row_bytes.div_ceil(word_bytes);
+    let bits = word_bytes as u32 * 8;
+    let wmask = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+    let free = if free_bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << free_bits) - 1
+    } & wmask;
+    let bases: Vec<u64> = (0..n).map(|_| rng.next_u64() & wmask).collect();
+    let mut out = Vec::with_capacity(rows * row_bytes);
+    for _ in 0..rows {
+        let random_row = rng.unit() < raw_rows;
+        let mut row = Vec::with_capacity(n * word_bytes);
+        for base in &bases {
+            let w = if random_row || rng.unit() < noise {
+                rng.next_u64() & wmask
+            } else {
+                (base & !free) | (rng.next_u64() & free)
+            };
+            row.extend_from_slice(&w.to_le_bytes()[..word_bytes]);
+        }
+        out.extend_from_slice(&row[..row_bytes]);
+    }
+    out
+}
+
 /// Encodes `data` (rows of `row_bytes`) into chunks of at most `chunk_rows` rows with the CPU
 /// encoder. Returns each chunk's metadata and payload, in row order.
 pub fn encode_rows(

@@ -8,7 +8,7 @@
 use cudarc::driver::CudaSlice;
 use ibp_codec::{decode_chunk, decode_chunk_rows, DecoderKind, EncodeOptions};
 use ibp_format::{crc32, ChunkMeta, ErrorCode, WordWidth};
-use ibp_gpu::testdata::{encode_rows, float_rows, patterned_rows, read_npy, sparse_rows, Rng};
+use ibp_gpu::testdata::{encode_rows, float_rows, patterned_rows, read_npy, sparse_rows, uniform_rows, Rng};
 use ibp_gpu::{EntryLayout, GpuDevice, GpuEntry, GpuError, HostEntry, PayloadHome};
 use std::sync::Arc;
 
@@ -83,6 +83,15 @@ fn gather_to_host(entry: &GpuEntry, rows: &[u64]) -> Result<Vec<u8>, GpuError> {
     entry.gather(rows, &mut out, &stream)?.wait()?;
     let host = stream.clone_dtoh(&out).unwrap();
     Ok(host[..rows.len() * entry.row_bytes() as usize].to_vec())
+}
+
+fn range_to_host(entry: &GpuEntry, first: u64, count: u64) -> Result<Vec<u8>, GpuError> {
+    let stream = entry.device().new_stream().unwrap();
+    // Poisoned like gather_to_host's output.
+    let len = (count * entry.row_bytes()).max(1) as usize;
+    let mut out: CudaSlice<u8> = stream.clone_htod(&vec![0xA5u8; len]).unwrap();
+    entry.decode_range(first, count, &mut out, &stream)?.wait()?;
+    Ok(stream.clone_dtoh(&out).unwrap())
 }
 
 fn decode_all_to_host(entry: &GpuEntry) -> Vec<u8> {
@@ -166,6 +175,59 @@ fn generated_cases_match_cpu_decoder() {
         }
     }
     println!("{cases} generated cases matched the CPU decoder");
+}
+
+/// Every position with the same field length (the kernels' uniform paths: fields placed without a
+/// warp scan, several rows of at most 16 words per warp), short and long rows, partial last words.
+#[test]
+fn uniform_field_lengths_match_cpu_decoder() {
+    // The cases are built (and their coverage checked) without a GPU.
+    let mut rng = Rng::new(11);
+    let mut cases = Vec::new();
+    for w in [WordWidth::W8, WordWidth::W16, WordWidth::W32, WordWidth::W64] {
+        let wb = w.bytes();
+        for words in [1usize, 2, 3, 8, 15, 16, 17, 32, 33, 64, 65, 100] {
+            for (groups, align_log2, trim) in [(1u32, 4u8, 0usize), (3, 0, 0), (1, 0, 1), (2, 7, 1)] {
+                if trim >= wb || words * wb <= trim {
+                    continue;
+                }
+                let row_bytes = words * wb - trim;
+                let free = 1 + rng.below(wb as u64 * 8 - 1) as u32;
+                let data = uniform_rows(&mut rng, 150, row_bytes, wb, free, 0.03, 0.05);
+                let opts = EncodeOptions {
+                    word_width: Some(w),
+                    threshold: Some(0.8),
+                    groups,
+                    align_log2,
+                    ..Default::default()
+                };
+                let label = format!("uniform W{} {row_bytes} B G{groups} A{}", w.bits(), 1 << align_log2);
+                cases.push(Case::new(&data, row_bytes, &opts, 64, label));
+            }
+        }
+    }
+    // Chunks whose positions all have one field length, with rows of <= 16 words (several rows per
+    // warp) and of > 32 words (scan-free round pairs).
+    let (mut small, mut long) = (0, 0);
+    for m in cases.iter().flat_map(|c| &c.metas) {
+        let f = |x: &u64| m.word_width.bits() - x.count_ones();
+        if m.group_count > 0 && m.masks.iter().all(|x| f(x) == f(&m.masks[0])) {
+            small += usize::from(m.words_per_row <= 16);
+            long += usize::from(m.words_per_row > 32);
+        }
+    }
+    assert!(
+        small >= 40 && long >= 40,
+        "uniform chunks: {small} short-row, {long} long-row"
+    );
+    let Some(dev) = gpu() else { return };
+    for case in &cases {
+        check_case(&dev, case, &mut rng);
+    }
+    println!(
+        "{} uniform cases matched the CPU decoder ({small} short-row and {long} long-row chunks with one field length)",
+        cases.len()
+    );
 }
 
 /// Rows whose size is not a multiple of the word width (partial last word, spec 2.4) and raw
@@ -294,69 +356,103 @@ fn corrupt_records_rejected_like_cpu() {
     let Some(dev) = gpu() else { return };
     let mut rng = Rng::new(4);
     let mut checked = [0usize; 2];
-    for (w, align_log2, groups) in [
-        (WordWidth::W8, 0u8, 1u32),
-        (WordWidth::W16, 2, 2),
-        (WordWidth::W32, 4, 1),
-        (WordWidth::W64, 7, 3),
-        (WordWidth::W32, 0, 1),
+    // Rows of 24 words (one round) and of 80-100 words (round pairs and a last round).
+    for (w, align_log2, groups, words) in [
+        (WordWidth::W8, 0u8, 1u32, 24usize),
+        (WordWidth::W16, 2, 2, 24),
+        (WordWidth::W32, 4, 1, 24),
+        (WordWidth::W64, 7, 3, 24),
+        (WordWidth::W32, 0, 1, 24),
+        (WordWidth::W64, 4, 1, 80),
+        (WordWidth::W16, 0, 2, 100),
     ] {
-        let row_bytes = 24 * w.bytes();
+        let row_bytes = words * w.bytes();
         let data = patterned_rows(&mut rng, 64, row_bytes, w.bytes(), 0.05, 0.0);
-        let opts = EncodeOptions {
-            word_width: Some(w),
-            threshold: Some(0.8),
-            groups,
-            align_log2,
-            ..Default::default()
-        };
-        let (metas, payloads) = encode_rows(&data, row_bytes, &opts, 64);
-        let (mut meta, mut payload) = (metas[0].clone(), payloads[0].clone());
-        for _ in 0..40 {
-            // Flip 1-3 random bits of the payload.
-            for _ in 0..1 + rng.below(3) {
-                let bit = rng.below(payload.len() as u64 * 8);
-                payload[(bit / 8) as usize] ^= 1 << (bit % 8);
-            }
-            meta.payload_crc = crc32(&payload);
-            let entry = GpuEntry::load(
-                &dev,
-                row_bytes as u64,
-                std::slice::from_ref(&meta),
-                &[&payload],
-                PayloadHome::HostMapped,
-            )
-            .expect("structure unchanged, CRC fixed: loads");
-            for r in 0..meta.row_count {
-                let mut cpu = vec![0u8; row_bytes];
-                let cpu_res = decode_chunk_rows(&meta, &payload, &[r], DecoderKind::Oracle, &mut cpu);
-                let gpu_res = gather_to_host(&entry, &[r as u64]);
-                match (cpu_res, gpu_res) {
-                    (Ok(()), Ok(g)) => {
-                        assert_eq!(g, cpu, "row {r}: bytes differ");
-                        checked[0] += 1;
-                    }
-                    (Err(c), Err(g)) => {
-                        assert_eq!(g.code(), Some(c.code), "row {r}: CPU says {c}, GPU says {g}");
-                        checked[1] += 1;
-                    }
-                    (c, g) => panic!("row {r}: CPU {c:?}, GPU {:?}", g.map(|_| ())),
-                }
-            }
-            // A whole-entry decode reports an error exactly when some row fails.
-            let stream = dev.new_stream().unwrap();
-            let mut out: CudaSlice<u8> = stream.alloc_zeros(row_bytes * meta.row_count as usize).unwrap();
-            let whole = entry.decode_all(&mut out, &stream).unwrap().wait();
-            let mut cpu = vec![0u8; row_bytes * meta.row_count as usize];
-            let cpu_whole = decode_chunk(&meta, &payload, DecoderKind::Oracle, &mut cpu);
-            assert_eq!(whole.is_ok(), cpu_whole.is_ok(), "whole-entry verdicts differ");
-        }
+        corrupt_and_compare(&dev, &mut rng, &data, row_bytes, w, align_log2, groups, &mut checked);
+    }
+    // One field length everywhere (scan-free and several-rows-per-warp paths), some rows raw.
+    for (w, align_log2, groups, row_bytes) in [
+        (WordWidth::W64, 4u8, 1u32, 64usize),
+        (WordWidth::W16, 0, 2, 23),
+        (WordWidth::W32, 2, 1, 128),
+        (WordWidth::W64, 0, 1, 800),
+    ] {
+        let data = uniform_rows(&mut rng, 64, row_bytes, w.bytes(), 2 * w.bytes() as u32, 0.05, 0.1);
+        corrupt_and_compare(&dev, &mut rng, &data, row_bytes, w, align_log2, groups, &mut checked);
     }
     println!(
         "corrupt rows: {} decoded identically, {} rejected with the CPU's code",
         checked[0], checked[1]
     );
     assert!(checked[1] > 0, "no corruption was detected at all");
+}
+
+/// Flips random payload bits of `data`'s encoding 40 times (CRC fixed) and compares every row's
+/// verdict and bytes through the gather kernel and the tile kernel with the CPU oracle.
+#[allow(clippy::too_many_arguments)]
+fn corrupt_and_compare(
+    dev: &Arc<GpuDevice>,
+    rng: &mut Rng,
+    data: &[u8],
+    row_bytes: usize,
+    w: WordWidth,
+    align_log2: u8,
+    groups: u32,
+    checked: &mut [usize; 2],
+) {
+    let opts = EncodeOptions {
+        word_width: Some(w),
+        threshold: Some(0.8),
+        groups,
+        align_log2,
+        ..Default::default()
+    };
+    let (metas, payloads) = encode_rows(data, row_bytes, &opts, 64);
+    let (mut meta, mut payload) = (metas[0].clone(), payloads[0].clone());
+    for _ in 0..40 {
+        // Flip 1-3 random bits of the payload.
+        for _ in 0..1 + rng.below(3) {
+            let bit = rng.below(payload.len() as u64 * 8);
+            payload[(bit / 8) as usize] ^= 1 << (bit % 8);
+        }
+        meta.payload_crc = crc32(&payload);
+        let entry = GpuEntry::load(
+            dev,
+            row_bytes as u64,
+            std::slice::from_ref(&meta),
+            &[&payload],
+            PayloadHome::HostMapped,
+        )
+        .expect("structure unchanged, CRC fixed: loads");
+        for r in 0..meta.row_count {
+            let mut cpu = vec![0u8; row_bytes];
+            let cpu_res = decode_chunk_rows(&meta, &payload, &[r], DecoderKind::Oracle, &mut cpu);
+            // The gather kernel, and the tile kernel on a one-row range.
+            for (path, gpu_res) in [
+                ("gather", gather_to_host(&entry, &[r as u64])),
+                ("range", range_to_host(&entry, r as u64, 1)),
+            ] {
+                match (&cpu_res, gpu_res) {
+                    (Ok(()), Ok(g)) => {
+                        assert_eq!(g, cpu, "row {r} ({path}): bytes differ");
+                        checked[0] += 1;
+                    }
+                    (Err(c), Err(g)) => {
+                        assert_eq!(g.code(), Some(c.code), "row {r} ({path}): CPU says {c}, GPU says {g}");
+                        checked[1] += 1;
+                    }
+                    (c, g) => panic!("row {r} ({path}): CPU {c:?}, GPU {:?}", g.map(|_| ())),
+                }
+            }
+        }
+        // A whole-entry decode reports an error exactly when some row fails.
+        let stream = dev.new_stream().unwrap();
+        let mut out: CudaSlice<u8> = stream.alloc_zeros(row_bytes * meta.row_count as usize).unwrap();
+        let whole = entry.decode_all(&mut out, &stream).unwrap().wait();
+        let mut cpu = vec![0u8; row_bytes * meta.row_count as usize];
+        let cpu_whole = decode_chunk(&meta, &payload, DecoderKind::Oracle, &mut cpu);
+        assert_eq!(whole.is_ok(), cpu_whole.is_ok(), "whole-entry verdicts differ");
+    }
 }
 
 #[test]
@@ -402,6 +498,27 @@ fn bad_requests_and_containers_are_typed_errors() {
         .err()
         .unwrap();
     assert_eq!(err.code(), Some(ErrorCode::RowIndex));
+    assert!(err.to_string().contains("request 2"), "{err}");
+    // Status words are reused: the failed launch's word comes back cleared, so the next gathers
+    // succeed with the right rows, and a later failure is reported again.
+    for _ in 0..3 {
+        let good = stream.clone_htod(&[4u64, 0, 49]).unwrap();
+        entry
+            .gather_device_rows(&good, &mut out, &stream)
+            .unwrap()
+            .wait()
+            .unwrap();
+        let got = stream.clone_dtoh(&out).unwrap();
+        for (k, r) in [4usize, 0, 49].into_iter().enumerate() {
+            assert_eq!(&got[k * 64..(k + 1) * 64], &data[r * 64..(r + 1) * 64], "request {k}");
+        }
+    }
+    let err = entry
+        .gather_device_rows(&rows_d, &mut out, &stream)
+        .unwrap()
+        .wait()
+        .err()
+        .unwrap();
     assert!(err.to_string().contains("request 2"), "{err}");
     // Output too small.
     let mut small: CudaSlice<u8> = stream.alloc_zeros(64 * 2).unwrap();
