@@ -477,6 +477,13 @@ ibp_gather(const IbpGatherParams prm) {
 #define IBP_TILE_MIN_BLOCKS 4  // blocks per SM the register budget is sized for (64 registers at 4)
 #endif
 #define IBP_TILE_THREADS (32 * IBP_TILE_WARPS)
+#ifndef IBP_TILE_CP_ASYNC
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#define IBP_TILE_CP_ASYNC 1
+#else
+#define IBP_TILE_CP_ASYNC 0
+#endif
+#endif
 #define IBP_TILE_GUARD 16
 #define IBP_TILE_MULTI (1u << 31)
 
@@ -1001,21 +1008,18 @@ ibp_decode_tiles(const IbpGatherParams prm, const ibp_u32* tile_starts, ibp_u32 
             __syncthreads();  // s_warp_sums and s_tile_start are rewritten by the next tile
             continue;
         }
-        // 3b. Offsets, and the tile's compressed bytes (16-byte vectors covering them) into shared memory.
-        ibp_u32 run = base + x - my_sum;
-        for (ibp_u32 i = 0; i < per; i++) {
-            const ibp_u32 row = my0 + i;
-            if (row < nrows) {
-                offsets[row] = run;
-                const ibp_u64 at = c.lengths_offset + (r0 + row) * lb;
-                if (at + lb <= prm.meta_size) run += (ibp_u32)(((ibp_u64)c.length_base + read_stored_len(prm.meta + at, lb)) << align_log2);
-            }
-        }
-        if (threadIdx.x == 0) offsets[nrows] = total;
+        // 3b. The tile's compressed bytes (the 16-byte vectors covering them) into shared memory, with
+        // asynchronous copies that need no registers (IBP_TILE_CP_ASYNC, sm_80 and later), in flight
+        // while the offsets are written; else through registers, four 16-byte loads per thread at once.
         {
             ibp_u64 vecs64;
             const uint4* s = stage_span(src, total, vecs64);
             const ibp_u32 vecs = (ibp_u32)vecs64;  // <= tile_bytes / 16
+#if IBP_TILE_CP_ASYNC
+            const ibp_u32 d0 = (ibp_u32)__cvta_generic_to_shared(tile_buf);
+            for (ibp_u32 i = threadIdx.x; i < vecs; i += IBP_TILE_THREADS)
+                asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d0 + 16 * i), "l"(s + i) : "memory");
+#else
             uint4* d = (uint4*)tile_buf;
             for (ibp_u32 i0 = threadIdx.x; i0 < vecs; i0 += 4 * IBP_TILE_THREADS) {
                 uint4 v[4];
@@ -1030,7 +1034,21 @@ ibp_decode_tiles(const IbpGatherParams prm, const ibp_u32* tile_starts, ibp_u32 
                     if (i < vecs) d[i] = v[u];
                 }
             }
+#endif
         }
+        ibp_u32 run = base + x - my_sum;
+        for (ibp_u32 i = 0; i < per; i++) {
+            const ibp_u32 row = my0 + i;
+            if (row < nrows) {
+                offsets[row] = run;
+                const ibp_u64 at = c.lengths_offset + (r0 + row) * lb;
+                if (at + lb <= prm.meta_size) run += (ibp_u32)(((ibp_u64)c.length_base + read_stored_len(prm.meta + at, lb)) << align_log2);
+            }
+        }
+        if (threadIdx.x == 0) offsets[nrows] = total;
+#if IBP_TILE_CP_ASYNC
+        asm volatile("cp.async.wait_all;\n" ::: "memory");
+#endif
         __syncthreads();
         // 4. One warp per row, decoding from shared memory.
         TileCtx t;

@@ -6,6 +6,9 @@
 #
 # Cases: whole-entry tile decode (ibp_decode_tiles) of synthetic f32 rows of 256 B, 1 KiB and 4 KiB
 # (A = 16) and the host zero-copy gather (ibp_gather) of 1K rows of 1 KiB.
+# IBP_PROFILE_ONLY=tiles-1k profiles one case; IBP_PROFILE_STALLS=1 adds the stall reasons per issued
+# instruction and, from a saved report, the SASS instructions with the most stall samples
+# ($OUT/ncu-<case>-sass.csv, summarised by tools/ncu_stalls.py).
 set -uo pipefail
 D=.devrun
 OUT="${OUT:-/tmp/ibp-gpu-out}"
@@ -16,12 +19,24 @@ done
 NCU="$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | head -n 1)"
 [ -n "$NCU" ] || { echo "ncu not found"; exit 1; }
 SECTIONS="--section SpeedOfLight --section Occupancy --section LaunchStats --section SchedulerStats --section WarpStateStats --section InstructionStats --section MemoryWorkloadAnalysis"
+if [ "${IBP_PROFILE_STALLS:-0}" != 0 ]; then  # 2: source counters without the stall metrics
+    SECTIONS="$SECTIONS --section SourceCounters"
+    [ "$IBP_PROFILE_STALLS" = 1 ] && SECTIONS="$SECTIONS --metrics regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio"
+fi
 profile() {  # name kernel skip bench-args...
     local name=$1 kernel=$2 skip=$3
     shift 3
+    if [ -n "${IBP_PROFILE_ONLY:-}" ] && [ "$IBP_PROFILE_ONLY" != "$name" ]; then return; fi
+    local save=()
+    [ "${IBP_PROFILE_STALLS:-0}" != 0 ] && save=(-f -o "/tmp/ncu-$name")
     timeout "${IBP_PROFILE_TIMEOUT:-120}" "$NCU" --clock-control none -k "$kernel" -s "$skip" -c 1 $SECTIONS \
-        "$D/ibp-gpu-bench" "$@" >"$OUT/ncu-$name.txt" 2>&1
+        "${save[@]}" "$D/ibp-gpu-bench" "$@" >"$OUT/ncu-$name.txt" 2>&1
     echo "ncu $name exit $?"
+    if [ "${IBP_PROFILE_STALLS:-0}" != 0 ]; then
+        "$NCU" -i "/tmp/ncu-$name.ncu-rep" --print-details all >>"$OUT/ncu-$name.txt" 2>&1
+        "$NCU" -i "/tmp/ncu-$name.ncu-rep" --page source --print-source sass --csv >"$OUT/ncu-$name-sass.csv" 2>&1
+        echo "ncu $name source page exit $?"
+    fi
     grep -E "Duration|Registers Per|Achieved Occupancy|Issued Ipc Active|No Eligible|Warp Cycles Per Issued|Stall|L1/TEX Hit|Executed Instructions  " "$OUT/ncu-$name.txt" | head -n 30
 }
 common="--no-gathers --no-real-data --only f32-normal-q4 --align-log2 4 --target-mib 64 --reps 3"
