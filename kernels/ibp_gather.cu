@@ -104,6 +104,26 @@ struct GmemRecord {
 
 // ---- decoding one coded record (spec 6.2) ------------------------------------------------------
 
+#ifndef IBP_GATHER_ROUND_PAIRS
+#define IBP_GATHER_ROUND_PAIRS 1
+#endif
+
+// Inclusive warp scan (shfl.up's in-range predicate guards the add: two instructions per step).
+#define IBP_SCAN_STEP(x, d)                                                   \
+    asm volatile("{\n\t.reg .u32 r;\n\t.reg .pred p;\n\t"                   \
+                 "shfl.sync.up.b32 r|p, %0, " #d ", 0, 0xffffffff;\n\t"       \
+                 "@p add.u32 %0, r, %0;\n\t}"                                \
+                 : "+r"(x))
+__device__ __forceinline__ ibp_u32 warp_inclusive_scan(ibp_u32 x) {
+    IBP_SCAN_STEP(x, 1);
+    IBP_SCAN_STEP(x, 2);
+    IBP_SCAN_STEP(x, 4);
+    IBP_SCAN_STEP(x, 8);
+    IBP_SCAN_STEP(x, 16);
+    return x;
+}
+
+
 // Stores word j (WB bytes, or its low `nbytes` bytes for a partial last word) at dst.
 template <int WB>
 __device__ __forceinline__ void store_word(ibp_u8* dst, ibp_u32 j, typename Word<WB>::R w, ibp_u32 nbytes, bool aligned) {
@@ -141,7 +161,53 @@ __device__ __forceinline__ ibp_u32 decode_coded(const Rec& rec, ibp_u8* dst, con
         m_next = (R)__ldg(masks + lane);
         b_next = (R)__ldg(bitvals + lane);
     }
-    for (ibp_u32 j0 = 0; j0 < n; j0 += 32) {
+    ibp_u32 j0 = 0;
+#if IBP_GATHER_ROUND_PAIRS
+    // While a second round exists (j0 + 32 < n), lane decodes words j0 + lane and j0 + 32 + lane:
+    // one warp scan of both field lengths (16-bit halves; a round's sum < 2^16), independent work.
+    for (; j0 + 32 < n; j0 += 64) {
+        const ibp_u32 ja = j0 + lane, jb = ja + 32;
+        const bool active_b = jb < n;
+        const ibp_u32 pbits_a = rec.word32(j0 >> 5), pbits_b = rec.word32((j0 >> 5) + 1);
+        const bool pa = (pbits_a >> lane) & 1u;
+        const bool pb = active_b && ((pbits_b >> lane) & 1u);
+        const R ma = m_next, ba = b_next;
+        R mb = 0, bb = 0;
+        if (active_b) {
+            mb = (R)__ldg(masks + jb);
+            bb = (R)__ldg(bitvals + jb);
+        }
+        if (ja + 64 < n) {
+            m_next = (R)__ldg(masks + ja + 64);
+            b_next = (R)__ldg(bitvals + ja + 64);
+        }
+        const ibp_u32 fa = pa ? W - (ibp_u32)(WB == 8 ? __popcll((ibp_u64)ma) : __popc((ibp_u32)ma)) : W;
+        const ibp_u32 fb = active_b ? (pb ? W - (ibp_u32)(WB == 8 ? __popcll((ibp_u64)mb) : __popc((ibp_u32)mb)) : W) : 0u;
+        const ibp_u32 x = warp_inclusive_scan(fa | (fb << 16));
+        const ibp_u32 sums = __shfl_sync(FULL_MASK, x, 31);
+        const ibp_u32 bits_a = sums & 0xffffu, bits_b = sums >> 16;
+        if (pos + bits_a + bits_b > total_bits) return IBP_STATUS_ROW_LENGTH;
+        const R wmask = (R)(WB == 8 ? ~0ull : (ibp_u64)low_mask32(W));
+        {
+            const ibp_u32 sa = pos + (x & 0xffffu) - fa;
+            const R v = WB == 8 ? (R)(rec.bits64(sa) & low_mask64(fa)) : (R)(rec.bits32(sa) & low_mask32(fa));
+            store_word<WB>(dst, ja, pa ? (R)(ba | deposit(v, (R)(~ma & wmask))) : v, WB, aligned);
+        }
+        if (active_b) {
+            const ibp_u32 sb = pos + bits_a + (x >> 16) - fb;
+            const R v = WB == 8 ? (R)(rec.bits64(sb) & low_mask64(fb)) : (R)(rec.bits32(sb) & low_mask32(fb));
+            const R word = pb ? (R)(bb | deposit(v, (R)(~mb & wmask))) : v;
+            if (jb + 1 == n) {
+                if (last_bytes < WB) partial_bad = (word >> (8 * last_bytes)) != 0;
+                store_word<WB>(dst, jb, word, last_bytes, aligned);
+            } else {
+                store_word<WB>(dst, jb, word, WB, aligned);
+            }
+        }
+        pos += bits_a + bits_b;
+    }
+#endif
+    for (; j0 < n; j0 += 32) {
         const ibp_u32 j = j0 + lane;
         const bool active = j < n;
         const ibp_u32 pbits = rec.word32(j0 >> 5);  // participation bits j0 .. j0+31 (< n <= total)
@@ -210,7 +276,9 @@ __device__ __forceinline__ ibp_u32 decode_any(const Rec& rec, ibp_u8* dst, const
 // Staging of a record into shared memory, split in two so that the loads of the first part are in
 // flight while the warp does other work (the next row's lookups): `begin` loads up to
 // IBP_PREFETCH_VECS 16-byte vectors per lane into registers, `end` stores them and copies the rest.
-#define IBP_PREFETCH_VECS 4
+#ifndef IBP_PREFETCH_VECS
+#define IBP_PREFETCH_VECS 2
+#endif
 struct Prefetch {
     uint4 v[IBP_PREFETCH_VECS];
 };
@@ -493,21 +561,6 @@ __device__ __forceinline__ ibp_u64 read_stored_len(const ibp_u8* p, ibp_u32 lb) 
                    : (ibp_u64)p[0] | ((ibp_u64)p[1] << 8) | ((ibp_u64)p[2] << 16) | ((ibp_u64)p[3] << 24);
 }
 
-// Inclusive warp scan (shfl.up's in-range predicate guards the add: two instructions per step).
-#define IBP_SCAN_STEP(x, d)                                                   \
-    asm volatile("{\n\t.reg .u32 r;\n\t.reg .pred p;\n\t"                   \
-                 "shfl.sync.up.b32 r|p, %0, " #d ", 0, 0xffffffff;\n\t"       \
-                 "@p add.u32 %0, r, %0;\n\t}"                                \
-                 : "+r"(x))
-__device__ __forceinline__ ibp_u32 warp_inclusive_scan(ibp_u32 x) {
-    IBP_SCAN_STEP(x, 1);
-    IBP_SCAN_STEP(x, 2);
-    IBP_SCAN_STEP(x, 4);
-    IBP_SCAN_STEP(x, 8);
-    IBP_SCAN_STEP(x, 16);
-    return x;
-}
-
 // Bits [b, b+32) of the shared-memory bit stream w (bit b = bit b%32 of word b/32).
 __device__ __forceinline__ ibp_u32 sbits32(const ibp_u32* w, ibp_u32 b) {
     const ibp_u32 i = b >> 5;
@@ -726,17 +779,18 @@ struct TileCtx {
 // at n + F*j + D * (non-participating words before j). Same checks, order and codes as
 // decode_tile_rows and decode_table_row. Taken only when n == ceil(row_bytes / WB) (t.n_ok).
 #ifndef IBP_TILE_SMALL_ROWS
-#define IBP_TILE_SMALL_ROWS 16
+#define IBP_TILE_SMALL_ROWS 16  // at most 32
 #endif
 template <int WB>
 __device__ __forceinline__ void decode_small_rows(const IbpGatherParams& prm, const TileCtx& t, ibp_u32 warp, ibp_u32 lane) {
     const ibp_u32 W = WB * 8;
-    const ibp_u32 n = t.n;  // 1 .. 16
+    const ibp_u32 n = t.n;  // 1 .. IBP_TILE_SMALL_ROWS (<= 32)
     const ibp_u32 row_bytes = prm.row_bytes;
     const ibp_u32 seg_log2 = n <= 1 ? 0u : 32u - (ibp_u32)__clz((int)(n - 1));
     const ibp_u32 S = 1u << seg_log2, per_pass = 32u >> seg_log2;
     const ibp_u32 j = lane & (S - 1), seg = lane >> seg_log2;
-    const ibp_u32 seg_lanes = ((1u << S) - 1u) << (seg << seg_log2);  // S <= 16
+    const ibp_u32 seg_lanes = S >= 32 ? ~0u : ((1u << S) - 1u) << (seg << seg_log2);
+    const ibp_u32 row_words = n >= 32 ? ~0u : (1u << n) - 1u;
     const ibp_u32 lt = (1u << j) - 1u;
     const ibp_u32 last_bytes = row_bytes - (n - 1) * WB;
     const ibp_u32 a = 1u << t.align_log2;
@@ -762,7 +816,7 @@ __device__ __forceinline__ void decode_small_rows(const IbpGatherParams& prm, co
         const ibp_u32 e = g * n + (j < n ? j : 0u);
         const uint4 tm = t.tmask[e], ti = t.tinfo[e];
         const ibp_u32 F = ti.w & 127u;
-        const ibp_u32 np = raw ? 0u : ~sbits32(w, base) & ((1u << n) - 1u);
+        const ibp_u32 np = raw ? 0u : ~sbits32(w, base) & row_words;
         const bool p = !raw && !((np >> j) & 1u);
         // A raw row's word j is bytes j*WB ..; a coded row's field as above (read at the record's
         // end when a corrupt record puts it past it).
