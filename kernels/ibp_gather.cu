@@ -107,6 +107,9 @@ struct GmemRecord {
 #ifndef IBP_GATHER_ROUND_PAIRS
 #define IBP_GATHER_ROUND_PAIRS 1
 #endif
+#ifndef IBP_GATHER_TABLES
+#define IBP_GATHER_TABLES 1  // ibp_gather decodes through the tables ibp_build_tables made
+#endif
 
 // Inclusive warp scan (shfl.up's in-range predicate guards the add: two instructions per step).
 #define IBP_SCAN_STEP(x, d)                                                   \
@@ -342,190 +345,8 @@ __device__ __forceinline__ void warp_copy(ibp_u8* dst, const ibp_u8* src, ibp_u6
     }
 }
 
-// ---- per-row lookups ---------------------------------------------------------------------------
-
-struct Job {
-    const ibp_u8* src;      // record in global memory
-    const ibp_u8* masks;    // the row's group's Mask words (Bitvals follow at + words_bytes)
-    ibp_u64 len;            // record bytes
-    ibp_u64 words_bytes;    // G * n * W/8
-    ibp_u32 n, wb, align_log2;
-    ibp_u32 code;           // IBP_STATUS_OK, or the failure found by the lookups
-    bool raw, staged;
-};
-
-// Entry row of request k.
-__device__ __forceinline__ ibp_u64 request_row(const IbpGatherParams& prm, ibp_u64 k) {
-    return prm.rows ? prm.rows[k] : prm.first_row + k;
-}
-
-// Finds request k's record (entry row `row`) and metadata; all lanes get the same Job.
-__device__ __forceinline__ Job lookup(const IbpGatherParams& prm, const ibp_u64* first_rows, ibp_u64 row, ibp_u32 lane) {
-    Job job;
-    job.code = IBP_STATUS_OK;
-    job.src = 0; job.masks = 0; job.len = 0; job.words_bytes = 0;
-    job.n = 0; job.wb = 1; job.align_log2 = 0; job.raw = false; job.staged = false;
-    if (row >= prm.entry_rows || prm.chunk_count == 0) { job.code = IBP_STATUS_ROW_INDEX; return job; }
-    // Chunk of the row: last chunk with first_row <= row (uniform across the warp).
-    ibp_u32 lo = 0, hi = prm.chunk_count;
-    while (hi - lo > 1) {
-        ibp_u32 mid = (lo + hi) >> 1;
-        const ibp_u64 fr = first_rows ? first_rows[mid] : prm.chunks[mid].first_row;
-        if (fr <= row) lo = mid; else hi = mid;
-    }
-    const IbpChunk& c = prm.chunks[lo];
-    const ibp_u64 first = c.first_row;
-    const ibp_u32 row_count = c.row_count;
-    const ibp_u64 r = row - first;
-    if (row < first || r >= row_count) { job.code = IBP_STATUS_ROW_INDEX; return job; }
-    const ibp_u64 anchor = c.anchors_index + (r >> 5);
-    const ibp_u32 lb = c.length_bytes, align_log2 = c.align_log2;
-    const ibp_u64 lengths_offset = c.lengths_offset;
-    if (anchor >= prm.anchor_count) { job.code = IBP_STATUS_ROW_INDEX; return job; }
-    // Record offset: anchor + lengths of the rows before r in its 32-row block; lane i holds row (r & ~31) + i.
-    const ibp_u32 r_lane = (ibp_u32)(r & 31);
-    ibp_u64 units = 0;
-    bool index_ok = true;
-    if (lane <= r_lane) {
-        const ibp_u64 at = lengths_offset + ((r & ~31ull) + lane) * lb;  // row <= r < row_count
-        if (at + lb > prm.meta_size) {
-            index_ok = false;
-        } else {
-            const ibp_u8* p = prm.meta + at;
-            ibp_u64 stored = lb == 1 ? (ibp_u64)p[0]
-                           : lb == 2 ? (ibp_u64)(p[0] | (p[1] << 8))
-                                     : (ibp_u64)p[0] | ((ibp_u64)p[1] << 8) | ((ibp_u64)p[2] << 16) | ((ibp_u64)p[3] << 24);
-            units = (ibp_u64)c.length_base + stored;
-        }
-    }
-    const ibp_u64 anchor_value = prm.anchors[anchor];
-    const ibp_u64 len_lane = units << align_log2;
-    ibp_u64 before = lane < r_lane ? len_lane : 0;
-#pragma unroll
-    for (int d = 16; d > 0; d >>= 1) before += __shfl_xor_sync(FULL_MASK, before, d);
-    const ibp_u64 len = __shfl_sync(FULL_MASK, len_lane, r_lane);
-    if (!__all_sync(FULL_MASK, index_ok)) { job.code = IBP_STATUS_LAYOUT; return job; }
-    const ibp_u64 off = anchor_value + before;
-    const ibp_u64 payload_offset = c.payload_offset, payload_len = c.payload_len;
-    const ibp_u32 raw_padded = c.raw_padded;
-    // The record must lie inside the chunk's payload, and the payload inside the buffer.
-    if (len == 0 || len > raw_padded || off > payload_len || len > payload_len - off ||
-        payload_offset > prm.payload_size || payload_len > prm.payload_size - payload_offset) {
-        job.code = IBP_STATUS_LAYOUT;
-        return job;
-    }
-    job.src = prm.payload + payload_offset + off;
-    job.len = len;
-    job.raw = len == raw_padded;
-    job.align_log2 = align_log2;
-    if (!job.raw) {
-        ibp_u32 g = 0;
-        const ibp_u32 G = c.group_count;
-        if (G == 0) { job.code = IBP_STATUS_ROW_LENGTH; return job; }  // raw chunk: every record raw (spec 5.5)
-        if (G > 1) {
-            if (c.groups_offset + r >= prm.meta_size) { job.code = IBP_STATUS_LAYOUT; return job; }
-            g = prm.meta[c.groups_offset + r];
-            if (g >= G) { job.code = IBP_STATUS_GROUP_ID; return job; }
-        }
-        const ibp_u32 n = c.words_per_row, wb = c.word_bytes;
-        const ibp_u64 words_bytes = (ibp_u64)G * n * wb;
-        const ibp_u64 masks_offset = c.masks_offset;
-        if (masks_offset > prm.meta_size || 2 * words_bytes > prm.meta_size - masks_offset) {
-            job.code = IBP_STATUS_LAYOUT;
-            return job;
-        }
-        job.masks = prm.meta + masks_offset + (ibp_u64)g * n * wb;
-        job.words_bytes = words_bytes;
-        job.n = n;
-        job.wb = wb;
-    }
-    // Stage when the 16-byte vectors covering the record plus a 16-byte tail fit the buffer.
-    job.staged = ((len + 30) & ~15ull) + 16 <= prm.stage_bytes;
-    return job;
-}
-
-// Decodes (or copies) a looked-up request into out row k.
-__device__ __forceinline__ void finish(const IbpGatherParams& prm, const Job& job, ibp_u64 k, const ibp_u8* buf, ibp_u32 lane) {
-    ibp_u8* dst = prm.out + k * (ibp_u64)prm.row_bytes;
-    ibp_u32 code = job.code;
-    if (code == IBP_STATUS_OK) {
-        if (job.raw) {
-            const ibp_u8* from = job.staged ? buf + ((size_t)job.src & 15) : job.src;
-            warp_copy(dst, from, prm.row_bytes, lane);
-            bool bad = false;
-            for (ibp_u64 t = prm.row_bytes + lane; t < job.len; t += 32) bad |= from[t] != 0;
-            if (__any_sync(FULL_MASK, bad)) code = IBP_STATUS_PADDING;
-        } else if (job.staged) {
-            SmemRecord rec;
-            rec.w = (const ibp_u32*)buf;
-            rec.len = job.len;
-            rec.off = (ibp_u32)((size_t)job.src & 15);
-            code = decode_any(rec, dst, job.masks, job.masks + job.words_bytes, job.n, job.wb, prm.row_bytes, job.align_log2, lane);
-        } else {
-            GmemRecord rec;
-            rec.p = job.src;
-            rec.len = job.len;
-            code = decode_any(rec, dst, job.masks, job.masks + job.words_bytes, job.n, job.wb, prm.row_bytes, job.align_log2, lane);
-        }
-    }
-    if (code != IBP_STATUS_OK && lane == 0) ibp_report(prm.status, k, code);
-}
-
-#define IBP_SMEM_CHUNKS 256
-
-extern "C" __global__ void __launch_bounds__(32 * IBP_WARPS_PER_BLOCK, 6)
-ibp_gather(const IbpGatherParams prm) {
-    extern __shared__ __align__(16) ibp_u8 ibp_stage[];
-    __shared__ ibp_u64 first_rows_smem[IBP_SMEM_CHUNKS];
-    const ibp_u32 lane = threadIdx.x & 31;
-    const ibp_u32 warp = threadIdx.x >> 5;
-    const ibp_u64 warps_total = (ibp_u64)gridDim.x * IBP_WARPS_PER_BLOCK;
-    ibp_u64 k = (ibp_u64)blockIdx.x * IBP_WARPS_PER_BLOCK + warp;
-    // The first request's row is loaded before the block's shared-memory fill, so the two loads overlap.
-    const ibp_u64 row0 = k < prm.count ? request_row(prm, k) : 0;
-    // Chunk start rows: shared memory when they fit, else (null) read from the descriptors.
-    const ibp_u64* first_rows;
-    if (prm.chunk_count <= IBP_SMEM_CHUNKS) {
-        for (ibp_u32 i = threadIdx.x; i < prm.chunk_count; i += blockDim.x) first_rows_smem[i] = prm.chunks[i].first_row;
-        __syncthreads();
-        first_rows = first_rows_smem;
-    } else {
-        first_rows = 0;
-    }
-    ibp_u8* const stage = ibp_stage + (ibp_u64)warp * prm.stage_bytes;
-    if (k >= prm.count) return;  // after the only __syncthreads
-    Job cur = lookup(prm, first_rows, row0, lane);
-    for (;;) {
-        // Start loading this row's record, then do the next row's lookups while the loads fly.
-        Prefetch pf;
-        const bool stage_it = cur.code == IBP_STATUS_OK && cur.staged;
-        if (stage_it) stage_begin(pf, cur.src, cur.len, lane);
-        const ibp_u64 kn = k + warps_total;
-        const bool have_next = kn < prm.count;
-        Job nxt;
-        if (have_next) nxt = lookup(prm, first_rows, request_row(prm, kn), lane);
-        if (stage_it) stage_end(pf, stage, cur.src, cur.len, lane);
-        __syncwarp();
-        finish(prm, cur, k, stage, lane);
-        __syncwarp();  // the staging buffer is refilled for the next row
-        if (!have_next) break;
-        cur = nxt;
-        k = kn;
-    }
-}
-
-// ---- whole-chunk / range decode in tiles -------------------------------------------------------
+// ---- per-position decode tables ---------------------------------------------------------------
 //
-// ibp_decode_tiles decodes rows prm.first_row .. prm.first_row + prm.count - 1 (prm.rows is null).
-// Launch: blocks of IBP_TILE_WARPS warps. Work is cut into tiles of at most `tile_rows` consecutive
-// rows of one chunk: tile_starts[c] is the index of chunk c's first tile (tile_starts[chunk_count] =
-// total tiles; only chunks overlapping the range have tiles). Per tile, the block computes the record
-// offsets with a block-wide scan of the stored row lengths, loads the tile's compressed bytes
-// (contiguous) into shared memory with 16-byte loads (4 in flight per thread), then its warps decode
-// one row each from shared memory. A tile whose rows are all raw with no padding is copied straight
-// from the payload to the output.
-//
-// Per-position tables (chunks with 1 <= G*n <= table_entries, built once per chunk a block meets).
 // The free bits (~Mask) of each 32-bit half of a word form at most two runs in the usual case (float
 // data: a mantissa/exponent run and the sign bit). Each half of a participating word is then
 //   (X << sh0) & run0 | (X << sh1) & run1 | Bitval,   X = the 32 stream bits at the half's field,
@@ -533,26 +354,10 @@ ibp_gather(const IbpGatherParams prm) {
 //   tmask[j] = {run0 lo, run1 lo, run0 hi, run1 hi}  (a half with 3+ runs: {free lo, 0, free hi, 0})
 //   tinfo[j] = {Bitval lo, Bitval hi, sh0 lo | sh1 lo << 8 | sh0 hi << 16 | sh1 hi << 24,
 //               F | (free bits in the low half) << 8 | (3+ runs in a half) << 31}
-// Words with 3+ runs in a half deposit run by run; chunks without a table use the per-lane
-// Mask/Bitval path of ibp_gather.
+// Words with 3+ runs in a half deposit run by run. ibp_decode_tiles builds a chunk's table in shared
+// memory; ibp_build_tables builds them in device memory at load time for ibp_gather.
 //
-// Dynamic shared memory: 16 guard bytes, tile_bytes (multiple of 16, >= tile_rows * raw_padded + 48)
-// for the records, 4 * (tile_rows + 1) bytes of offsets rounded up to 16, then the table
-// (table_entries * 32 bytes: tmask uint4[], tinfo uint4[]).
 
-#define IBP_TILE_WARPS 8
-#ifndef IBP_TILE_MIN_BLOCKS
-#define IBP_TILE_MIN_BLOCKS 4  // blocks per SM the register budget is sized for (64 registers at 4)
-#endif
-#define IBP_TILE_THREADS (32 * IBP_TILE_WARPS)
-#ifndef IBP_TILE_CP_ASYNC
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-#define IBP_TILE_CP_ASYNC 1
-#else
-#define IBP_TILE_CP_ASYNC 0
-#endif
-#endif
-#define IBP_TILE_GUARD 16
 #define IBP_TILE_MULTI (1u << 31)
 
 __device__ __forceinline__ ibp_u64 read_stored_len(const ibp_u8* p, ibp_u32 lb) {
@@ -738,6 +543,269 @@ __device__ __forceinline__ ibp_u32 decode_table_row(const ibp_u32* w, ibp_u32 re
     return IBP_STATUS_OK;
 }
 
+
+// ---- per-row lookups ---------------------------------------------------------------------------
+
+struct Job {
+    const ibp_u8* src;      // record in global memory
+    const ibp_u8* masks;    // the row's group's Mask words (Bitvals follow at + words_bytes)
+    const uint4* table;     // the row's group's decode table entries (tinfo at + entries), or null
+    ibp_u64 len;            // record bytes
+    ibp_u64 words_bytes;    // G * n * W/8
+    ibp_u32 n, wb, align_log2;
+    ibp_u32 entries;        // G * n: the table's tmask entries (with a table)
+    ibp_u32 code;           // IBP_STATUS_OK, or the failure found by the lookups
+    bool raw, staged;
+};
+
+// Entry row of request k.
+__device__ __forceinline__ ibp_u64 request_row(const IbpGatherParams& prm, ibp_u64 k) {
+    return prm.rows ? prm.rows[k] : prm.first_row + k;
+}
+
+// Finds request k's record (entry row `row`) and metadata; all lanes get the same Job.
+__device__ __forceinline__ Job lookup(const IbpGatherParams& prm, const ibp_u64* first_rows, ibp_u64 row, ibp_u32 lane) {
+    Job job;
+    job.code = IBP_STATUS_OK;
+    job.src = 0; job.masks = 0; job.table = 0; job.len = 0; job.words_bytes = 0;
+    job.n = 0; job.wb = 1; job.align_log2 = 0; job.entries = 0; job.raw = false; job.staged = false;
+    if (row >= prm.entry_rows || prm.chunk_count == 0) { job.code = IBP_STATUS_ROW_INDEX; return job; }
+    // Chunk of the row: last chunk with first_row <= row (uniform across the warp).
+    ibp_u32 lo = 0, hi = prm.chunk_count;
+    while (hi - lo > 1) {
+        ibp_u32 mid = (lo + hi) >> 1;
+        const ibp_u64 fr = first_rows ? first_rows[mid] : prm.chunks[mid].first_row;
+        if (fr <= row) lo = mid; else hi = mid;
+    }
+    const IbpChunk& c = prm.chunks[lo];
+    const ibp_u64 first = c.first_row;
+    const ibp_u32 row_count = c.row_count;
+    const ibp_u64 r = row - first;
+    if (row < first || r >= row_count) { job.code = IBP_STATUS_ROW_INDEX; return job; }
+    const ibp_u64 anchor = c.anchors_index + (r >> 5);
+    const ibp_u32 lb = c.length_bytes, align_log2 = c.align_log2;
+    const ibp_u64 lengths_offset = c.lengths_offset;
+    if (anchor >= prm.anchor_count) { job.code = IBP_STATUS_ROW_INDEX; return job; }
+    // Record offset: anchor + lengths of the rows before r in its 32-row block; lane i holds row (r & ~31) + i.
+    const ibp_u32 r_lane = (ibp_u32)(r & 31);
+    ibp_u64 units = 0;
+    bool index_ok = true;
+    if (lane <= r_lane) {
+        const ibp_u64 at = lengths_offset + ((r & ~31ull) + lane) * lb;  // row <= r < row_count
+        if (at + lb > prm.meta_size) {
+            index_ok = false;
+        } else {
+            const ibp_u8* p = prm.meta + at;
+            ibp_u64 stored = lb == 1 ? (ibp_u64)p[0]
+                           : lb == 2 ? (ibp_u64)(p[0] | (p[1] << 8))
+                                     : (ibp_u64)p[0] | ((ibp_u64)p[1] << 8) | ((ibp_u64)p[2] << 16) | ((ibp_u64)p[3] << 24);
+            units = (ibp_u64)c.length_base + stored;
+        }
+    }
+    const ibp_u64 anchor_value = prm.anchors[anchor];
+    const ibp_u64 len_lane = units << align_log2;
+    ibp_u64 before = lane < r_lane ? len_lane : 0;
+#pragma unroll
+    for (int d = 16; d > 0; d >>= 1) before += __shfl_xor_sync(FULL_MASK, before, d);
+    const ibp_u64 len = __shfl_sync(FULL_MASK, len_lane, r_lane);
+    if (!__all_sync(FULL_MASK, index_ok)) { job.code = IBP_STATUS_LAYOUT; return job; }
+    const ibp_u64 off = anchor_value + before;
+    const ibp_u64 payload_offset = c.payload_offset, payload_len = c.payload_len;
+    const ibp_u32 raw_padded = c.raw_padded;
+    // The record must lie inside the chunk's payload, and the payload inside the buffer.
+    if (len == 0 || len > raw_padded || off > payload_len || len > payload_len - off ||
+        payload_offset > prm.payload_size || payload_len > prm.payload_size - payload_offset) {
+        job.code = IBP_STATUS_LAYOUT;
+        return job;
+    }
+    job.src = prm.payload + payload_offset + off;
+    job.len = len;
+    job.raw = len == raw_padded;
+    job.align_log2 = align_log2;
+    if (!job.raw) {
+        ibp_u32 g = 0;
+        const ibp_u32 G = c.group_count;
+        if (G == 0) { job.code = IBP_STATUS_ROW_LENGTH; return job; }  // raw chunk: every record raw (spec 5.5)
+        if (G > 1) {
+            if (c.groups_offset + r >= prm.meta_size) { job.code = IBP_STATUS_LAYOUT; return job; }
+            g = prm.meta[c.groups_offset + r];
+            if (g >= G) { job.code = IBP_STATUS_GROUP_ID; return job; }
+        }
+        const ibp_u32 n = c.words_per_row, wb = c.word_bytes;
+        const ibp_u64 words_bytes = (ibp_u64)G * n * wb;
+        const ibp_u64 masks_offset = c.masks_offset;
+        if (masks_offset > prm.meta_size || 2 * words_bytes > prm.meta_size - masks_offset) {
+            job.code = IBP_STATUS_LAYOUT;
+            return job;
+        }
+        job.masks = prm.meta + masks_offset + (ibp_u64)g * n * wb;
+        job.words_bytes = words_bytes;
+        job.n = n;
+        job.wb = wb;
+#if IBP_GATHER_TABLES
+        // The chunk's table, when the loader built one (G * n entries, see ibp_build_tables).
+        if (prm.table_offsets) {
+            const ibp_u64 toff = prm.table_offsets[lo];
+            if (toff != ~0ull) {
+                job.table = (const uint4*)(prm.tables + toff) + (ibp_u64)g * n;
+                job.entries = G * n;
+            }
+        }
+#endif
+    }
+    // Stage when the 16-byte vectors covering the record plus a 16-byte tail fit the buffer.
+    job.staged = ((len + 30) & ~15ull) + 16 <= prm.stage_bytes;
+    return job;
+}
+
+// Decodes (or copies) a looked-up request into out row k.
+__device__ __forceinline__ void finish(const IbpGatherParams& prm, const Job& job, ibp_u64 k, const ibp_u8* buf, ibp_u32 lane) {
+    ibp_u8* dst = prm.out + k * (ibp_u64)prm.row_bytes;
+    ibp_u32 code = job.code;
+    if (code == IBP_STATUS_OK) {
+        if (job.raw) {
+            const ibp_u8* from = job.staged ? buf + ((size_t)job.src & 15) : job.src;
+            warp_copy(dst, from, prm.row_bytes, lane);
+            bool bad = false;
+            for (ibp_u64 t = prm.row_bytes + lane; t < job.len; t += 32) bad |= from[t] != 0;
+            if (__any_sync(FULL_MASK, bad)) code = IBP_STATUS_PADDING;
+        } else if (job.staged && job.table) {
+            const ibp_u32 n = job.n, wb = job.wb, row_bytes = prm.row_bytes;
+            const bool n_ok = n != 0 && (ibp_u64)(n - 1) * wb < row_bytes && (ibp_u64)n * wb >= row_bytes;
+            const ibp_u32* w = (const ibp_u32*)buf;
+            const ibp_u32 at = (ibp_u32)((size_t)job.src & 15), len = (ibp_u32)job.len;
+            const uint4* tinfo = job.table + job.entries;
+            switch (wb) {
+                case 1: code = decode_table_row<1>(w, at, len, dst, job.table, tinfo, n, n_ok, row_bytes, job.align_log2, lane); break;
+                case 2: code = decode_table_row<2>(w, at, len, dst, job.table, tinfo, n, n_ok, row_bytes, job.align_log2, lane); break;
+                case 4: code = decode_table_row<4>(w, at, len, dst, job.table, tinfo, n, n_ok, row_bytes, job.align_log2, lane); break;
+                default: code = decode_table_row<8>(w, at, len, dst, job.table, tinfo, n, n_ok, row_bytes, job.align_log2, lane); break;
+            }
+        } else if (job.staged) {
+            SmemRecord rec;
+            rec.w = (const ibp_u32*)buf;
+            rec.len = job.len;
+            rec.off = (ibp_u32)((size_t)job.src & 15);
+            code = decode_any(rec, dst, job.masks, job.masks + job.words_bytes, job.n, job.wb, prm.row_bytes, job.align_log2, lane);
+        } else {
+            GmemRecord rec;
+            rec.p = job.src;
+            rec.len = job.len;
+            code = decode_any(rec, dst, job.masks, job.masks + job.words_bytes, job.n, job.wb, prm.row_bytes, job.align_log2, lane);
+        }
+    }
+    if (code != IBP_STATUS_OK && lane == 0) ibp_report(prm.status, k, code);
+}
+
+#define IBP_SMEM_CHUNKS 256
+
+extern "C" __global__ void __launch_bounds__(32 * IBP_WARPS_PER_BLOCK, 6)
+ibp_gather(const IbpGatherParams prm) {
+    extern __shared__ __align__(16) ibp_u8 ibp_stage[];
+    __shared__ ibp_u64 first_rows_smem[IBP_SMEM_CHUNKS];
+    const ibp_u32 lane = threadIdx.x & 31;
+    const ibp_u32 warp = threadIdx.x >> 5;
+    const ibp_u64 warps_total = (ibp_u64)gridDim.x * IBP_WARPS_PER_BLOCK;
+    ibp_u64 k = (ibp_u64)blockIdx.x * IBP_WARPS_PER_BLOCK + warp;
+    // The first request's row is loaded before the block's shared-memory fill, so the two loads overlap.
+    const ibp_u64 row0 = k < prm.count ? request_row(prm, k) : 0;
+    // Chunk start rows: shared memory when they fit, else (null) read from the descriptors.
+    const ibp_u64* first_rows;
+    if (prm.chunk_count <= IBP_SMEM_CHUNKS) {
+        for (ibp_u32 i = threadIdx.x; i < prm.chunk_count; i += blockDim.x) first_rows_smem[i] = prm.chunks[i].first_row;
+        __syncthreads();
+        first_rows = first_rows_smem;
+    } else {
+        first_rows = 0;
+    }
+    ibp_u8* const stage = ibp_stage + (ibp_u64)warp * prm.stage_bytes;
+    if (k >= prm.count) return;  // after the only __syncthreads
+    Job cur = lookup(prm, first_rows, row0, lane);
+    for (;;) {
+        // Start loading this row's record, then do the next row's lookups while the loads fly.
+        Prefetch pf;
+        const bool stage_it = cur.code == IBP_STATUS_OK && cur.staged;
+        if (stage_it) stage_begin(pf, cur.src, cur.len, lane);
+        const ibp_u64 kn = k + warps_total;
+        const bool have_next = kn < prm.count;
+        Job nxt;
+        if (have_next) nxt = lookup(prm, first_rows, request_row(prm, kn), lane);
+        if (stage_it) stage_end(pf, stage, cur.src, cur.len, lane);
+        __syncwarp();
+        finish(prm, cur, k, stage, lane);
+        __syncwarp();  // the staging buffer is refilled for the next row
+        if (!have_next) break;
+        cur = nxt;
+        k = kn;
+    }
+}
+
+// ---- decode tables in device memory, for ibp_gather ---------------------------------------------
+//
+// ibp_build_tables: block c writes the table of chunk c when prm.table_offsets[c] != ~0: G*n tmask
+// entries, then G*n tinfo entries, at byte offset table_offsets[c] of prm.tables (tables_size bytes).
+// Launched once when an entry is loaded; a chunk whose Mask/Bitval words or table fall outside their
+// buffers is skipped (the loader never assigns such a chunk a table).
+extern "C" __global__ void __launch_bounds__(256)
+ibp_build_tables(const IbpGatherParams prm, ibp_u64 tables_size) {
+    const ibp_u32 c = blockIdx.x;
+    if (c >= prm.chunk_count || !prm.table_offsets) return;
+    const ibp_u64 off = prm.table_offsets[c];
+    if (off == ~0ull) return;
+    const IbpChunk& ch = prm.chunks[c];
+    const ibp_u64 entries = (ibp_u64)ch.group_count * ch.words_per_row;
+    const ibp_u32 wb = ch.word_bytes;
+    const ibp_u64 words_bytes = entries * wb;
+    if (entries == 0 || (off & 15) || off > tables_size || entries * 32 > tables_size - off) return;
+    if (ch.masks_offset > prm.meta_size || 2 * words_bytes > prm.meta_size - ch.masks_offset) return;
+    uint4* const tmask = (uint4*)(prm.tables + off);
+    uint4* const tinfo = tmask + entries;
+    const ibp_u8* const masks = prm.meta + ch.masks_offset;
+    for (ibp_u64 i = threadIdx.x; i < entries; i += blockDim.x) {
+        uint4 tm, ti;
+        switch (wb) {
+            case 1: table_entry<1>(load_word<1>(masks, i), load_word<1>(masks + words_bytes, i), tm, ti); break;
+            case 2: table_entry<2>(load_word<2>(masks, i), load_word<2>(masks + words_bytes, i), tm, ti); break;
+            case 4: table_entry<4>(load_word<4>(masks, i), load_word<4>(masks + words_bytes, i), tm, ti); break;
+            case 8: table_entry<8>(load_word<8>(masks, i), load_word<8>(masks + words_bytes, i), tm, ti); break;
+            default: return;
+        }
+        tmask[i] = tm;
+        tinfo[i] = ti;
+    }
+}
+
+// ---- whole-chunk / range decode in tiles -------------------------------------------------------
+//
+// ibp_decode_tiles decodes rows prm.first_row .. prm.first_row + prm.count - 1 (prm.rows is null).
+// Launch: blocks of IBP_TILE_WARPS warps. Work is cut into tiles of at most `tile_rows` consecutive
+// rows of one chunk: tile_starts[c] is the index of chunk c's first tile (tile_starts[chunk_count] =
+// total tiles; only chunks overlapping the range have tiles). Per tile, the block computes the record
+// offsets with a block-wide scan of the stored row lengths, loads the tile's compressed bytes
+// (contiguous) into shared memory with 16-byte loads (4 in flight per thread), then its warps decode
+// one row each from shared memory. A tile whose rows are all raw with no padding is copied straight
+// from the payload to the output.
+//
+// Per-position tables (below) are built once per chunk a block meets (chunks with
+// 1 <= G*n <= table_entries); chunks without one use the per-lane Mask/Bitval path of ibp_gather.
+//
+// Dynamic shared memory: 16 guard bytes, tile_bytes (multiple of 16, >= tile_rows * raw_padded + 48)
+// for the records, 4 * (tile_rows + 1) bytes of offsets rounded up to 16, then the table
+// (table_entries * 32 bytes: tmask uint4[], tinfo uint4[]).
+
+#define IBP_TILE_WARPS 8
+#ifndef IBP_TILE_MIN_BLOCKS
+#define IBP_TILE_MIN_BLOCKS 4  // blocks per SM the register budget is sized for (64 registers at 4)
+#endif
+#define IBP_TILE_THREADS (32 * IBP_TILE_WARPS)
+#ifndef IBP_TILE_CP_ASYNC
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#define IBP_TILE_CP_ASYNC 1
+#else
+#define IBP_TILE_CP_ASYNC 0
+#endif
+#endif
+#define IBP_TILE_GUARD 16
 // Copies a raw row from shared memory: 16-byte or 4-byte accesses when both ends allow, else bytes.
 __device__ __forceinline__ void smem_row_copy(ibp_u8* dst, const ibp_u8* from, ibp_u32 nbytes, ibp_u32 lane) {
     const ibp_u32 al = (ibp_u32)(((size_t)from) | ((size_t)dst));

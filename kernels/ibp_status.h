@@ -46,7 +46,7 @@ struct IbpChunk {
     ibp_u16 reserved1;
 };
 
-// Kernel parameters of ibp_gather (passed by value; 120 bytes: 13 eight-byte fields, 4 u32).
+// Kernel parameters of ibp_gather (passed by value; 136 bytes: 15 eight-byte fields, 4 u32).
 struct IbpGatherParams {
     const ibp_u8* payload;   // chunk payloads (device memory or mapped pinned host memory)
     ibp_u64 payload_size;    // readable bytes at payload
@@ -61,6 +61,8 @@ struct IbpGatherParams {
     ibp_u64 count;           // rows to produce
     ibp_u8* out;             // count * row_bytes bytes
     ibp_u64* status;         // one status word (see above)
+    const ibp_u8* tables;    // per-position decode tables (ibp_gather.cu) of the chunks that have one
+    const ibp_u64* table_offsets;  // per chunk: byte offset of its table in tables, or ~0; null: none
     ibp_u32 chunk_count;
     ibp_u32 row_bytes;
     ibp_u32 stage_bytes;     // shared-memory staging bytes per warp (multiple of 16)

@@ -46,6 +46,7 @@ pub struct GpuDevice {
     ctx: Arc<CudaContext>,
     pub(crate) gather_fn: CudaFunction,
     pub(crate) tiles_fn: CudaFunction,
+    pub(crate) build_tables_fn: CudaFunction,
     pub(crate) raw_gather_fn: CudaFunction,
     pub(crate) copy_records_fn: CudaFunction,
     compute_capability: (i32, i32),
@@ -61,6 +62,12 @@ pub(crate) const TABLE_MAX_ENTRIES: u32 = 1024;
 /// Dynamic shared memory `ibp_decode_tiles` may use per block (guard, tile, slack, offsets, table).
 /// (`tiling` in entry.rs: at most 1024 rows and `TILE_BYTES + 63` bytes per tile.)
 pub(crate) const TILE_MAX_SMEM: u32 = crate::launch::tiles_smem(1024, TILE_BYTES + 64, TABLE_MAX_ENTRIES);
+
+/// Most per-position table entries (`G * n`) of one chunk for which a loaded entry builds a decode
+/// table in device memory for `ibp_gather` (32 bytes each: at most 2 MiB per chunk).
+pub(crate) const GATHER_TABLE_MAX_ENTRIES: u64 = 1 << 16;
+/// Most bytes of decode tables one loaded entry keeps in device memory; later chunks go without.
+pub(crate) const GATHER_TABLE_MAX_BYTES: u64 = 256 << 20;
 
 /// Dynamic shared memory `ibp_gather` may use per block (4 warps, one 16 KiB staging buffer each).
 pub(crate) const GATHER_MAX_SMEM: u32 = 4 * 16 * 1024;
@@ -117,6 +124,7 @@ impl GpuDevice {
         Ok(Arc::new(GpuDevice {
             gather_fn,
             tiles_fn,
+            build_tables_fn: func(&gather_mod, "ibp_build_tables")?,
             raw_gather_fn: func(&base_mod, "ibp_raw_gather")?,
             copy_records_fn: func(&base_mod, "ibp_copy_records")?,
             ctx,
@@ -177,6 +185,7 @@ impl GpuDevice {
         let fns = [
             ("ibp_gather", &self.gather_fn),
             ("ibp_decode_tiles", &self.tiles_fn),
+            ("ibp_build_tables", &self.build_tables_fn),
             ("ibp_raw_gather", &self.raw_gather_fn),
             ("ibp_copy_records", &self.copy_records_fn),
         ];

@@ -146,6 +146,9 @@ pub struct GpuEntry {
     chunks_ptr: sys::CUdeviceptr,
     meta_ptr: sys::CUdeviceptr,
     anchors_ptr: sys::CUdeviceptr,
+    /// Per-position decode tables for `ibp_gather` and each chunk's byte offset in them (`u64::MAX`:
+    /// none), built on the device at load time; `None` when no chunk has one.
+    tables: Option<(CudaSlice<u8>, CudaSlice<u64>)>,
     stage_bytes: u32,
     /// Status words that are zero and used by no launch.
     status_pool: StatusPool,
@@ -240,6 +243,7 @@ impl GpuEntry {
         let chunks_ptr = chunks.device_ptr(&stream).0;
         let meta_ptr = meta.device_ptr(&stream).0;
         let anchors_ptr = anchors.device_ptr(&stream).0;
+        let tables = build_tables(device, &stream, &layout, chunks_ptr, meta_ptr)?;
         stream.synchronize().map_err(GpuError::driver("finishing the upload"))?;
         // One staging buffer per warp: the 16-byte vectors covering the largest record (up to 30
         // bytes more than it) plus a 16-byte tail, within the block's shared-memory budget; longer
@@ -258,6 +262,7 @@ impl GpuEntry {
             chunks_ptr,
             meta_ptr,
             anchors_ptr,
+            tables,
             stage_bytes,
             status_pool: Mutex::new(Vec::new()),
             tile_cache: Mutex::new(None),
@@ -449,6 +454,10 @@ impl GpuEntry {
             return Err(invalid("the output buffer must be 8-byte aligned"));
         }
         let status_ptr = status.device_ptr(stream).0;
+        let (tables_ptr, table_offsets_ptr) = match &self.tables {
+            Some((t, o)) => (t.device_ptr(stream).0, o.device_ptr(stream).0),
+            None => (0, 0),
+        };
         let mut p = GatherParams {
             payload: self.payload_ptr,
             payload_size: self.layout.payload_buffer_len,
@@ -463,6 +472,8 @@ impl GpuEntry {
             count,
             out: out_ptr,
             status: status_ptr,
+            tables: tables_ptr,
+            table_offsets: table_offsets_ptr,
             chunk_count: self.layout.chunks.len() as u32,
             row_bytes: self.layout.row_bytes as u32,
             stage_bytes: self.stage_bytes,
@@ -538,11 +549,68 @@ impl GpuEntry {
     }
 }
 
+/// Byte offset of each chunk's decode table (`u64::MAX`: none) and the tables' total size: chunks
+/// with `1 <= G * n <= GATHER_TABLE_MAX_ENTRIES`, while the total stays within
+/// `GATHER_TABLE_MAX_BYTES`.
+fn table_offsets(layout: &EntryLayout) -> (Vec<u64>, u64) {
+    let mut total = 0u64;
+    let offsets = layout
+        .chunks
+        .iter()
+        .map(|c| {
+            let entries = c.group_count as u64 * c.words_per_row as u64;
+            let bytes = entries * launch::TABLE_ENTRY_BYTES as u64;
+            if (1..=crate::device::GATHER_TABLE_MAX_ENTRIES).contains(&entries)
+                && total + bytes <= crate::device::GATHER_TABLE_MAX_BYTES
+            {
+                total += bytes;
+                total - bytes
+            } else {
+                u64::MAX
+            }
+        })
+        .collect();
+    (offsets, total)
+}
+
+/// Builds the per-position decode tables of `layout`'s chunks on the device (`ibp_build_tables`),
+/// enqueued on `stream`; `None` when no chunk gets one.
+fn build_tables(
+    device: &GpuDevice,
+    stream: &Arc<CudaStream>,
+    layout: &EntryLayout,
+    chunks_ptr: sys::CUdeviceptr,
+    meta_ptr: sys::CUdeviceptr,
+) -> GpuResult<Option<(CudaSlice<u8>, CudaSlice<u64>)>> {
+    let (offsets, total) = table_offsets(layout);
+    if total == 0 {
+        return Ok(None);
+    }
+    let tables = stream
+        .alloc_zeros::<u8>(total as usize)
+        .map_err(GpuError::driver("allocating the decode tables"))?;
+    let offsets_d = stream
+        .clone_htod(&offsets)
+        .map_err(GpuError::driver("uploading the decode table offsets"))?;
+    let p = GatherParams {
+        chunks: chunks_ptr,
+        meta: meta_ptr,
+        meta_size: layout.meta.len() as u64,
+        tables: tables.device_ptr(stream).0,
+        table_offsets: offsets_d.device_ptr(stream).0,
+        chunk_count: layout.chunks.len() as u32,
+        ..Default::default()
+    };
+    launch::build_tables(&device.build_tables_fn, stream, &p, total)
+        .map_err(GpuError::driver("launching ibp_build_tables"))?;
+    Ok(Some((tables, offsets_d)))
+}
+
 impl Drop for GpuEntry {
     fn drop(&mut self) {
         // Buffers are freed on the context's default stream; make sure no other stream still reads them.
         let _ = self.device.context().synchronize();
-        let _ = (&self.chunks, &self.meta, &self.anchors, &self.payload);
+        let _ = (&self.chunks, &self.meta, &self.anchors, &self.payload, &self.tables);
     }
 }
 
@@ -628,5 +696,47 @@ impl Drop for PendingDecode<'_> {
         if !self.done {
             let _ = self.stream.synchronize();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testdata::{encode_rows, patterned_rows, Rng};
+    use ibp_codec::EncodeOptions;
+
+    #[test]
+    fn decode_tables_are_laid_out_back_to_back_for_coded_chunks_only() {
+        let mut rng = Rng::new(3);
+        let (row_bytes, rows) = (96, 200);
+        let mut data = patterned_rows(&mut rng, rows, row_bytes, 4, 0.05, 0.0);
+        // The last 100 rows are noise: the encoder stores that chunk raw (G = 0, no table).
+        for b in &mut data[100 * row_bytes..] {
+            *b = rng.next_u64() as u8;
+        }
+        let opts = EncodeOptions {
+            align_log2: 4,
+            ..Default::default()
+        };
+        let (metas, _) = encode_rows(&data, row_bytes, &opts, 50);
+        let layout = EntryLayout::new(row_bytes as u64, &metas).unwrap();
+        let (offsets, total) = table_offsets(&layout);
+        let mut next = 0;
+        for (c, off) in layout.chunks.iter().zip(&offsets) {
+            let entries = c.group_count as u64 * c.words_per_row as u64;
+            if entries == 0 {
+                assert_eq!(*off, u64::MAX, "a raw chunk gets no table");
+            } else {
+                assert_eq!(*off, next, "tables follow each other");
+                assert_eq!(off % 16, 0);
+                next += 32 * entries;
+            }
+        }
+        assert_eq!(total, next);
+        let groups: Vec<u16> = layout.chunks.iter().map(|c| c.group_count).collect();
+        assert!(
+            offsets.contains(&u64::MAX) && offsets.iter().any(|&o| o != u64::MAX),
+            "chunks with and without a table expected, group counts {groups:?}"
+        );
     }
 }

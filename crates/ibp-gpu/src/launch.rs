@@ -3,7 +3,7 @@
 
 use cudarc::driver::{sys, CudaFunction, CudaStream, DeviceRepr, DriverError, LaunchConfig, PushKernelArg};
 
-/// Parameters of `ibp_gather` (mirrors `IbpGatherParams`: 13 `u64`, then 4 `u32`).
+/// Parameters of `ibp_gather` (mirrors `IbpGatherParams`: 15 `u64`, then 4 `u32`).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct GatherParams {
@@ -20,6 +20,10 @@ pub(crate) struct GatherParams {
     pub count: u64,
     pub out: sys::CUdeviceptr,
     pub status: sys::CUdeviceptr,
+    /// Per-position decode tables (null when no chunk has one).
+    pub tables: sys::CUdeviceptr,
+    /// Per chunk: byte offset of its table in `tables`, or `u64::MAX`; null when no chunk has one.
+    pub table_offsets: sys::CUdeviceptr,
     pub chunk_count: u32,
     pub row_bytes: u32,
     pub stage_bytes: u32,
@@ -74,6 +78,27 @@ pub(crate) fn gather(
     // SAFETY: the kernel reads/writes only within the buffers described by `p` (it bounds-checks
     // every index against the sizes in `p`), which the caller guarantees valid as documented above.
     unsafe { b.launch(config(blocks, smem)) }?;
+    Ok(())
+}
+
+/// Launches `ibp_build_tables`: one block per chunk writes the per-position decode table of every
+/// chunk whose `table_offsets` entry is not `u64::MAX`.
+///
+/// The caller guarantees what [`gather`] requires of `p.chunks` and `p.meta`, plus: `p.tables` is
+/// writable for `tables_size` bytes, `p.table_offsets` holds `p.chunk_count` values, and every
+/// chunk's table (32 bytes per `G * n` entry at its offset) lies inside `tables_size` (the kernel
+/// also skips any that does not).
+pub(crate) fn build_tables(
+    func: &CudaFunction,
+    stream: &CudaStream,
+    p: &GatherParams,
+    tables_size: u64,
+) -> Result<(), DriverError> {
+    let mut b = stream.launch_builder(func);
+    b.arg(p).arg(&tables_size);
+    // SAFETY: the kernel reads chunk descriptors and metadata within the sizes in `p` and writes
+    // only inside `tables_size` bytes at `p.tables`, which the caller guarantees valid.
+    unsafe { b.launch(config_warps(p.chunk_count, 0, TILE_WARPS)) }?;
     Ok(())
 }
 
@@ -192,13 +217,13 @@ mod tests {
 
     #[test]
     fn params_match_header() {
-        assert_eq!(std::mem::size_of::<super::GatherParams>(), 13 * 8 + 4 * 4);
+        assert_eq!(std::mem::size_of::<super::GatherParams>(), 15 * 8 + 4 * 4);
         let header = include_str!("../../../kernels/ibp_status.h");
         let start = header.find("struct IbpGatherParams {").unwrap();
         let body = &header[start..header[start..].find("};").unwrap() + start];
         let fields: Vec<&str> = body.lines().skip(1).map(str::trim).filter(|l| !l.is_empty()).collect();
-        assert_eq!(fields.len(), 17);
-        let (wide, narrow) = fields.split_at(13);
+        assert_eq!(fields.len(), 19);
+        let (wide, narrow) = fields.split_at(15);
         assert!(
             wide.iter().all(|l| l.contains('*') || l.starts_with("ibp_u64")),
             "{wide:?}"
