@@ -549,9 +549,38 @@ impl GpuEntry {
     }
 }
 
+/// Whether at least half of a chunk's positions have free bits (`~Mask` within the word) that form
+/// more than one run in a 32-bit half: there the table saves `ibp_gather` a deposit loop per word
+/// (float data: sign bit and mantissa). Where free bits form single runs (sparse data, one-hot
+/// features) the per-lane Mask/Bitval path is cheaper than 32 bytes of table per word (measured on
+/// the H200: bench/GPU_NOTES.md, entry 14).
+fn deposit_heavy(c: &crate::layout::ChunkDesc, meta: &[u8]) -> bool {
+    let wb = c.word_bytes as usize;
+    let entries = c.group_count as usize * c.words_per_row as usize;
+    let start = c.masks_offset as usize;
+    let Some(masks) = meta.get(start..start + entries * wb) else {
+        return false;
+    };
+    let word_mask = if wb >= 8 { u64::MAX } else { (1u64 << (8 * wb)) - 1 };
+    let several_runs = |half: u32| {
+        let t = half >> half.trailing_zeros().min(31);
+        half != 0 && (t & t.wrapping_add(1)) != 0
+    };
+    let multi = masks
+        .chunks_exact(wb)
+        .filter(|m| {
+            let mut bytes = [0u8; 8];
+            bytes[..wb].copy_from_slice(m);
+            let free = !u64::from_le_bytes(bytes) & word_mask;
+            several_runs(free as u32) || several_runs((free >> 32) as u32)
+        })
+        .count();
+    2 * multi >= entries
+}
+
 /// Byte offset of each chunk's decode table (`u64::MAX`: none) and the tables' total size: chunks
-/// with `1 <= G * n <= GATHER_TABLE_MAX_ENTRIES`, while the total stays within
-/// `GATHER_TABLE_MAX_BYTES`.
+/// with `1 <= G * n <= GATHER_TABLE_MAX_ENTRIES` whose positions are mostly deposit-heavy (see
+/// [`deposit_heavy`]), while the total stays within `GATHER_TABLE_MAX_BYTES`.
 fn table_offsets(layout: &EntryLayout) -> (Vec<u64>, u64) {
     let mut total = 0u64;
     let offsets = layout
@@ -562,6 +591,7 @@ fn table_offsets(layout: &EntryLayout) -> (Vec<u64>, u64) {
             let bytes = entries * launch::TABLE_ENTRY_BYTES as u64;
             if (1..=crate::device::GATHER_TABLE_MAX_ENTRIES).contains(&entries)
                 && total + bytes <= crate::device::GATHER_TABLE_MAX_BYTES
+                && deposit_heavy(c, &layout.meta)
             {
                 total += bytes;
                 total - bytes
@@ -702,41 +732,41 @@ impl Drop for PendingDecode<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testdata::{encode_rows, patterned_rows, Rng};
+    use crate::testdata::{encode_rows, float_rows, sparse_rows, Rng};
     use ibp_codec::EncodeOptions;
 
     #[test]
-    fn decode_tables_are_laid_out_back_to_back_for_coded_chunks_only() {
+    fn decode_tables_go_to_deposit_heavy_chunks_back_to_back() {
         let mut rng = Rng::new(3);
-        let (row_bytes, rows) = (96, 200);
-        let mut data = patterned_rows(&mut rng, rows, row_bytes, 4, 0.05, 0.0);
-        // The last 100 rows are noise: the encoder stores that chunk raw (G = 0, no table).
-        for b in &mut data[100 * row_bytes..] {
-            *b = rng.next_u64() as u8;
-        }
+        let row_bytes = 256;
+        // Chunks of 64 rows: float rows (sign + mantissa runs: tables), sparse rows (single runs:
+        // none), float rows again, then noise (a raw chunk: none).
+        let mut data = float_rows(&mut rng, 64, row_bytes, 0.02, 4);
+        data.extend(sparse_rows(&mut rng, 64, row_bytes, 0.05));
+        data.extend(float_rows(&mut rng, 64, row_bytes, 0.02, 0));
+        data.extend((0..64 * row_bytes).map(|_| rng.next_u64() as u8));
         let opts = EncodeOptions {
             align_log2: 4,
             ..Default::default()
         };
-        let (metas, _) = encode_rows(&data, row_bytes, &opts, 50);
+        let (metas, _) = encode_rows(&data, row_bytes, &opts, 64);
         let layout = EntryLayout::new(row_bytes as u64, &metas).unwrap();
         let (offsets, total) = table_offsets(&layout);
+        let has: Vec<bool> = offsets.iter().map(|&o| o != u64::MAX).collect();
+        assert_eq!(
+            has,
+            [true, false, true, false],
+            "groups {:?}",
+            metas.iter().map(|m| m.group_count).collect::<Vec<_>>()
+        );
         let mut next = 0;
         for (c, off) in layout.chunks.iter().zip(&offsets) {
-            let entries = c.group_count as u64 * c.words_per_row as u64;
-            if entries == 0 {
-                assert_eq!(*off, u64::MAX, "a raw chunk gets no table");
-            } else {
+            if *off != u64::MAX {
                 assert_eq!(*off, next, "tables follow each other");
                 assert_eq!(off % 16, 0);
-                next += 32 * entries;
+                next += 32 * c.group_count as u64 * c.words_per_row as u64;
             }
         }
         assert_eq!(total, next);
-        let groups: Vec<u16> = layout.chunks.iter().map(|c| c.group_count).collect();
-        assert!(
-            offsets.contains(&u64::MAX) && offsets.iter().any(|&o| o != u64::MAX),
-            "chunks with and without a table expected, group counts {groups:?}"
-        );
     }
 }
