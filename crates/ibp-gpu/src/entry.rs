@@ -134,7 +134,9 @@ enum Payload {
 }
 
 /// An entry ready to decode on one GPU: metadata in device memory, payload in device memory or
-/// mapped host memory.
+/// mapped host memory. Loading also builds, in device memory, the per-position decode tables that
+/// gathers use for chunks of float-like masks (32 bytes per group and word position: for 1 KiB rows
+/// of 64-bit words, 4 KiB per chunk; at most 256 MiB per entry).
 pub struct GpuEntry {
     device: Arc<GpuDevice>,
     layout: Arc<EntryLayout>,
