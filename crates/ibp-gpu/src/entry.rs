@@ -154,9 +154,11 @@ pub struct GpuEntry {
     stage_bytes: u32,
     /// Status words that are zero and used by no launch.
     status_pool: StatusPool,
-    /// Tile table of the last range decoded (`first`, `count`, table), reused by the next decode
-    /// of the same range (a whole entry decoded again and again uploads nothing).
-    tile_cache: Mutex<Option<(u64, u64, TileTable)>>,
+    /// Tile table of the last range decoded (`first`, `count`, the stream it was uploaded on,
+    /// table), reused by the next decode of the same range on the same stream (a whole entry decoded
+    /// again and again uploads nothing; another stream uploads its own, so it never reads a table
+    /// whose upload it has not waited for).
+    tile_cache: Mutex<Option<(u64, u64, usize, TileTable)>>,
 }
 
 /// A range's tile table in device memory, and its tile count.
@@ -516,10 +518,12 @@ impl GpuEntry {
 
     /// Tile table of rows `first .. first + count` (tiles of at most `tile_rows` rows within one
     /// chunk: entry `c` is the index of chunk `c`'s first tile, the last entry the tile count), in
-    /// device memory: the cached one when the range is the last one decoded, else uploaded on `stream`.
+    /// device memory: the cached one when the range is the last one decoded on this stream, else
+    /// uploaded on `stream`.
     fn tile_starts(&self, first: u64, count: u64, tile_rows: u32, stream: &Arc<CudaStream>) -> GpuResult<TileTable> {
-        if let Some((f, c, table)) = lock(&self.tile_cache).as_ref() {
-            if (*f, *c) == (first, count) {
+        let stream_id = stream.cu_stream() as usize;
+        if let Some((f, c, s, table)) = lock(&self.tile_cache).as_ref() {
+            if (*f, *c, *s) == (first, count, stream_id) {
                 return Ok(table.clone());
             }
         }
@@ -546,7 +550,7 @@ impl GpuEntry {
             ),
             acc,
         );
-        *lock(&self.tile_cache) = Some((first, count, table.clone()));
+        *lock(&self.tile_cache) = Some((first, count, stream_id, table.clone()));
         Ok(table)
     }
 }
