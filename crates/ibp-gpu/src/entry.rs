@@ -588,6 +588,15 @@ fn deposit_heavy(c: &crate::layout::ChunkDesc, meta: &[u8]) -> bool {
 /// with `1 <= G * n <= GATHER_TABLE_MAX_ENTRIES` whose positions are mostly deposit-heavy (see
 /// [`deposit_heavy`]), while the total stays within `GATHER_TABLE_MAX_BYTES`.
 fn table_offsets(layout: &EntryLayout) -> (Vec<u64>, u64) {
+    table_offsets_within(
+        layout,
+        crate::device::GATHER_TABLE_MAX_ENTRIES,
+        crate::device::GATHER_TABLE_MAX_BYTES,
+    )
+}
+
+/// [`table_offsets`] with the per-chunk entry limit and the total byte limit as parameters.
+fn table_offsets_within(layout: &EntryLayout, max_entries: u64, max_bytes: u64) -> (Vec<u64>, u64) {
     let mut total = 0u64;
     let offsets = layout
         .chunks
@@ -595,10 +604,7 @@ fn table_offsets(layout: &EntryLayout) -> (Vec<u64>, u64) {
         .map(|c| {
             let entries = c.group_count as u64 * c.words_per_row as u64;
             let bytes = entries * launch::TABLE_ENTRY_BYTES as u64;
-            if (1..=crate::device::GATHER_TABLE_MAX_ENTRIES).contains(&entries)
-                && total + bytes <= crate::device::GATHER_TABLE_MAX_BYTES
-                && deposit_heavy(c, &layout.meta)
-            {
+            if (1..=max_entries).contains(&entries) && total + bytes <= max_bytes && deposit_heavy(c, &layout.meta) {
                 total += bytes;
                 total - bytes
             } else {
@@ -774,5 +780,74 @@ mod tests {
             }
         }
         assert_eq!(total, next);
+    }
+
+    #[test]
+    fn decode_tables_respect_the_entry_and_byte_limits() {
+        let mut rng = Rng::new(4);
+        let row_bytes = 256; // 32 words of 64 bits or 64 of 32 bits: 1 KiB or 2 KiB of table per group
+        let data = float_rows(&mut rng, 4 * 64, row_bytes, 0.02, 4);
+        let opts = EncodeOptions {
+            align_log2: 4,
+            ..Default::default()
+        };
+        let (metas, _) = encode_rows(&data, row_bytes, &opts, 64);
+        let layout = EntryLayout::new(row_bytes as u64, &metas).unwrap();
+        let bytes: Vec<u64> = layout
+            .chunks
+            .iter()
+            .map(|c| 32 * c.group_count as u64 * c.words_per_row as u64)
+            .collect();
+        let (all, total) = table_offsets_within(&layout, u64::MAX, u64::MAX);
+        assert!(all.iter().all(|&o| o != u64::MAX));
+        assert_eq!(total, bytes.iter().sum::<u64>());
+        // A byte limit that fits two tables: the first two chunks get them, the others none.
+        let (two, total) = table_offsets_within(&layout, u64::MAX, bytes[0] + bytes[1]);
+        assert_eq!(two[..2], all[..2]);
+        assert!(two[2..].iter().all(|&o| o == u64::MAX));
+        assert_eq!(total, bytes[0] + bytes[1]);
+        // An entry limit below every chunk's G * n: no tables at all.
+        let min_entries = layout
+            .chunks
+            .iter()
+            .map(|c| c.group_count as u64 * c.words_per_row as u64)
+            .min()
+            .unwrap();
+        let (none, total) = table_offsets_within(&layout, min_entries - 1, u64::MAX);
+        assert!(none.iter().all(|&o| o == u64::MAX));
+        assert_eq!(total, 0);
+    }
+
+    #[test]
+    fn single_runs_of_free_bits_are_not_deposit_heavy_at_any_width() {
+        let mut rng = Rng::new(5);
+        for word_bytes in [1usize, 2, 4, 8] {
+            // Every position free in its low 3 bits (one run), then with a second run in the same
+            // 32-bit half (the word's top bit, bit 20 for 64-bit words): a table only for the second.
+            let second = (8 * word_bytes as u32 - 1).min(20);
+            for (free, heavy) in [(0b111u64, false), (0b111 | (1u64 << second), true)] {
+                let row_bytes = 64;
+                let mut data = Vec::with_capacity(100 * row_bytes);
+                for _ in 0..100 * row_bytes / word_bytes {
+                    let w = 0x5555_5555_5555_5555u64 & !free | (rng.next_u64() & free);
+                    data.extend_from_slice(&w.to_le_bytes()[..word_bytes]);
+                }
+                let opts = EncodeOptions {
+                    word_width: Some(ibp_format::WordWidth::from_bits(8 * word_bytes as u32).unwrap()),
+                    align_log2: 4,
+                    ..Default::default()
+                };
+                let (metas, _) = encode_rows(&data, row_bytes, &opts, 100);
+                let layout = EntryLayout::new(row_bytes as u64, &metas).unwrap();
+                let c = &layout.chunks[0];
+                assert!(c.group_count >= 1, "W={} coded", 8 * word_bytes);
+                assert_eq!(
+                    deposit_heavy(c, &layout.meta),
+                    heavy,
+                    "W={} free {free:#x}",
+                    8 * word_bytes
+                );
+            }
+        }
     }
 }
