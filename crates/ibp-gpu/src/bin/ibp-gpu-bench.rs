@@ -3,11 +3,12 @@
 //!
 //! Usage: ibp-gpu-bench [--target-mib N] [--reps N] [--batches 1024,4096,...] [--data-dir DIR]
 //!                      [--only NAME-SUBSTRING] [--row-bytes N] [--align-log2 N] [--quick]
-//!                      [--no-gathers] [--no-real-data] [--no-synthetic]
+//!                      [--no-gathers] [--no-real-data] [--no-synthetic] [--word-width BITS]
 //!
 //! `--no-gathers` measures only the whole-entry decode from device memory (and its D2D copy);
 //! `--no-real-data` / `--no-synthetic` keep only the synthetic / real datasets; `--align-log2`
-//! keeps one alignment.
+//! keeps one alignment; `--word-width` makes the encoder use that word width (8/16/32/64) instead of
+//! the analysis' choice.
 //!
 //! Throughput is always uncompressed bytes delivered per second (rows * row_bytes / time).
 //! - `IBP zc`: IBP gather, compressed payload in pinned host memory, decoded by the kernel (zero-copy).
@@ -35,6 +36,7 @@ struct Args {
     only: Option<String>,
     row_bytes: Option<usize>,
     align_log2: Option<u8>,
+    word_width: Option<ibp_format::WordWidth>,
     quick: bool,
     no_gathers: bool,
     no_real_data: bool,
@@ -50,6 +52,7 @@ fn parse_args() -> Args {
         only: None,
         row_bytes: None,
         align_log2: None,
+        word_width: None,
         quick: false,
         no_gathers: false,
         no_real_data: false,
@@ -66,6 +69,10 @@ fn parse_args() -> Args {
             "--only" => a.only = Some(val()),
             "--row-bytes" => a.row_bytes = Some(val().parse().expect("--row-bytes N")),
             "--align-log2" => a.align_log2 = Some(val().parse().expect("--align-log2 N")),
+            "--word-width" => {
+                let bits: u32 = val().parse().expect("--word-width BITS");
+                a.word_width = Some(ibp_format::WordWidth::from_bits(bits).expect("--word-width 8, 16, 32 or 64"));
+            }
             "--quick" => a.quick = true,
             "--no-gathers" => a.no_gathers = true,
             "--no-real-data" => a.no_real_data = true,
@@ -298,6 +305,7 @@ fn main() {
         let opts = EncodeOptions {
             align_log2: ds.align_log2,
             sample_fraction: Some(0.05),
+            word_width: args.word_width,
             ..Default::default()
         };
         let chunk_rows = ((8usize << 20) / rb).clamp(1, 1 << 20);
