@@ -75,6 +75,18 @@ impl Case {
     }
 }
 
+/// Encoder options with word width `w`, invariance threshold 0.8, `groups` groups and alignment
+/// `2^align_log2` (the generated cases' settings).
+fn fixed_width(w: WordWidth, groups: u32, align_log2: u8) -> EncodeOptions {
+    EncodeOptions {
+        word_width: Some(w),
+        threshold: Some(0.8),
+        groups,
+        align_log2,
+        ..Default::default()
+    }
+}
+
 fn gather_to_host(entry: &GpuEntry, rows: &[u64]) -> Result<Vec<u8>, GpuError> {
     let stream = entry.device().new_stream()?;
     let len = (rows.len() as u64 * entry.row_bytes()).max(1) as usize;
@@ -160,13 +172,7 @@ fn generated_cases_match_cpu_decoder() {
                 for align_log2 in [0u8, 2, 4, 7] {
                     let row_bytes = words * wb;
                     let data = patterned_rows(&mut rng, 170, row_bytes, wb, 0.1, 0.05);
-                    let opts = EncodeOptions {
-                        word_width: Some(w),
-                        threshold: Some(0.8),
-                        groups,
-                        align_log2,
-                        ..Default::default()
-                    };
+                    let opts = fixed_width(w, groups, align_log2);
                     let label = format!("W{} n{words} G{groups} A{}", w.bits(), 1 << align_log2);
                     check_case(&dev, &Case::new(&data, row_bytes, &opts, 64, label), &mut rng);
                     cases += 1;
@@ -177,8 +183,8 @@ fn generated_cases_match_cpu_decoder() {
     println!("{cases} generated cases matched the CPU decoder");
 }
 
-/// Every position with the same field length (the kernels' uniform paths: fields placed without a
-/// warp scan, several rows of at most 16 words per warp), short and long rows, partial last words.
+/// Every position with the same field length (the tile kernel's several-rows-per-warp path for rows of
+/// at most 16 words; round pairs for long rows), short and long rows, partial last words.
 #[test]
 fn uniform_field_lengths_match_cpu_decoder() {
     // The cases are built (and their coverage checked) without a GPU.
@@ -194,20 +200,14 @@ fn uniform_field_lengths_match_cpu_decoder() {
                 let row_bytes = words * wb - trim;
                 let free = 1 + rng.below(wb as u64 * 8 - 1) as u32;
                 let data = uniform_rows(&mut rng, 150, row_bytes, wb, free, 0.03, 0.05);
-                let opts = EncodeOptions {
-                    word_width: Some(w),
-                    threshold: Some(0.8),
-                    groups,
-                    align_log2,
-                    ..Default::default()
-                };
+                let opts = fixed_width(w, groups, align_log2);
                 let label = format!("uniform W{} {row_bytes} B G{groups} A{}", w.bits(), 1 << align_log2);
                 cases.push(Case::new(&data, row_bytes, &opts, 64, label));
             }
         }
     }
     // Chunks whose positions all have one field length, with rows of <= 16 words (several rows per
-    // warp) and of > 32 words (scan-free round pairs).
+    // warp) and of > 32 words (round pairs).
     let (mut small, mut long) = (0, 0);
     for m in cases.iter().flat_map(|c| &c.metas) {
         let f = |x: &u64| m.word_width.bits() - x.count_ones();
@@ -250,12 +250,7 @@ fn partial_words_and_raw_chunks_match_cpu_decoder() {
                 .flat_map(|r| r[..row_bytes].iter().copied())
                 .collect();
             for align_log2 in [0u8, 4] {
-                let opts = EncodeOptions {
-                    word_width: Some(w),
-                    threshold: Some(0.8),
-                    align_log2,
-                    ..Default::default()
-                };
+                let opts = fixed_width(w, 1, align_log2);
                 let label = format!("partial W{} {row_bytes} B A{}", w.bits(), 1 << align_log2);
                 let case = Case::new(&data, row_bytes, &opts, 64, label);
                 partial += case.metas.iter().filter(|m| m.group_count > 0).count();
@@ -298,12 +293,7 @@ fn mixed_word_widths_and_long_rows_match_cpu_decoder() {
     // Rows longer than the shared-memory staging buffer (decoded straight from memory).
     for (row_bytes, align_log2) in [(64 * 1024, 4u8), (40 * 1024 + 8, 0)] {
         let data = patterned_rows(&mut rng, 12, row_bytes, 8, 0.02, 0.0);
-        let opts = EncodeOptions {
-            word_width: Some(WordWidth::W64),
-            threshold: Some(0.8),
-            align_log2,
-            ..Default::default()
-        };
+        let opts = fixed_width(WordWidth::W64, 1, align_log2);
         let label = format!("{row_bytes}-byte rows");
         check_case(&dev, &Case::new(&data, row_bytes, &opts, 5, label), &mut rng);
     }
@@ -370,7 +360,7 @@ fn corrupt_records_rejected_like_cpu() {
         let data = patterned_rows(&mut rng, 64, row_bytes, w.bytes(), 0.05, 0.0);
         corrupt_and_compare(&dev, &mut rng, &data, row_bytes, w, align_log2, groups, &mut checked);
     }
-    // One field length everywhere (scan-free and several-rows-per-warp paths), some rows raw.
+    // One field length everywhere (several rows per warp for short rows), some rows raw.
     for (w, align_log2, groups, row_bytes) in [
         (WordWidth::W64, 4u8, 1u32, 64usize),
         (WordWidth::W16, 0, 2, 23),
@@ -400,13 +390,7 @@ fn corrupt_and_compare(
     groups: u32,
     checked: &mut [usize; 2],
 ) {
-    let opts = EncodeOptions {
-        word_width: Some(w),
-        threshold: Some(0.8),
-        groups,
-        align_log2,
-        ..Default::default()
-    };
+    let opts = fixed_width(w, groups, align_log2);
     let (metas, payloads) = encode_rows(data, row_bytes, &opts, 64);
     let (mut meta, mut payload) = (metas[0].clone(), payloads[0].clone());
     for _ in 0..40 {
@@ -460,12 +444,7 @@ fn bad_requests_and_containers_are_typed_errors() {
     // CPU-only part: a hostile row index never reaches a kernel.
     let mut rng = Rng::new(5);
     let data = patterned_rows(&mut rng, 50, 64, 4, 0.1, 0.0);
-    let opts = EncodeOptions {
-        word_width: Some(WordWidth::W32),
-        threshold: Some(0.8),
-        align_log2: 4,
-        ..Default::default()
-    };
+    let opts = fixed_width(WordWidth::W32, 1, 4);
     let (metas, payloads) = encode_rows(&data, 64, &opts, 50);
     let mut hostile = metas[0].clone();
     hostile.row_lengths[3] += 1;
