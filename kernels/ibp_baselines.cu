@@ -57,3 +57,15 @@ ibp_copy_records(const ibp_u8* src, ibp_u64 src_len, const ibp_u64* spans, ibp_u
         else warp_copy(out + k * out_stride, src + off, len, lane);
     }
 }
+
+// Keeps the stream busy for `ns` nanoseconds of the GPU's global timer (one thread). Benchmarks
+// enqueue it before a timed launch so that the launch's host-side cost overlaps it and the events
+// time only the GPU's work.
+extern "C" __global__ void __launch_bounds__(32) ibp_spin(ibp_u64 ns) {
+    ibp_u64 t0, t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    do {
+        __nanosleep(1000);
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    } while (t - t0 < ns);
+}

@@ -96,3 +96,9 @@ pub fn copy_records<O: DevicePtrMut<u8>>(
     )
     .map_err(GpuError::driver("launching ibp_copy_records"))
 }
+
+/// Keeps `stream` busy for `ns` nanoseconds of GPU time. Enqueued before a timed launch, it lets the
+/// launch's host-side calls overlap GPU work, so events around the launch time the GPU's part alone.
+pub fn spin(device: &GpuDevice, stream: &Arc<CudaStream>, ns: u64) -> GpuResult<()> {
+    launch::spin(&device.spin_fn, stream, ns).map_err(GpuError::driver("launching ibp_spin"))
+}

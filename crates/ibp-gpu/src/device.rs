@@ -49,6 +49,7 @@ pub struct GpuDevice {
     pub(crate) build_tables_fn: CudaFunction,
     pub(crate) raw_gather_fn: CudaFunction,
     pub(crate) copy_records_fn: CudaFunction,
+    pub(crate) spin_fn: CudaFunction,
     compute_capability: (i32, i32),
     sm_count: u32,
     name: String,
@@ -127,6 +128,7 @@ impl GpuDevice {
             build_tables_fn: func(&gather_mod, "ibp_build_tables")?,
             raw_gather_fn: func(&base_mod, "ibp_raw_gather")?,
             copy_records_fn: func(&base_mod, "ibp_copy_records")?,
+            spin_fn: func(&base_mod, "ibp_spin")?,
             ctx,
             compute_capability: (major, minor),
             sm_count,
@@ -188,6 +190,7 @@ impl GpuDevice {
             ("ibp_build_tables", &self.build_tables_fn),
             ("ibp_raw_gather", &self.raw_gather_fn),
             ("ibp_copy_records", &self.copy_records_fn),
+            ("ibp_spin", &self.spin_fn),
         ];
         fns.iter()
             .map(|(name, f)| {

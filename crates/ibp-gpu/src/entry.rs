@@ -12,8 +12,17 @@ use cudarc::driver::{sys, CudaSlice, CudaStream, DevicePtr, DevicePtrMut};
 use ibp_format::{ChunkMeta, ErrorCode, FormatError};
 use std::sync::{Arc, Mutex, MutexGuard};
 
+/// A kernel status word and its device address, taken once when it is allocated: later launches
+/// pass the address as it is, without cudarc's per-use stream events (two driver calls per buffer
+/// and launch). That is sound because a word is used by one launch at a time: it leaves the pool
+/// for one launch and comes back only after `wait` has synchronised that launch's stream.
+struct StatusWord {
+    word: CudaSlice<u64>,
+    ptr: sys::CUdeviceptr,
+}
+
 /// Zeroed status words kept for reuse, so that a launch enqueues no allocation or memset.
-type StatusPool = Mutex<Vec<CudaSlice<u64>>>;
+type StatusPool = Mutex<Vec<StatusWord>>;
 /// Status words kept per entry (more than this many decodes in flight allocate new ones).
 const STATUS_POOL_MAX: usize = 64;
 
@@ -151,6 +160,10 @@ pub struct GpuEntry {
     /// Per-position decode tables for `ibp_gather` and each chunk's byte offset in them (`u64::MAX`:
     /// none), built on the device at load time; `None` when no chunk has one.
     tables: Option<(CudaSlice<u8>, CudaSlice<u64>)>,
+    /// Device addresses of `tables` (0 when none), taken at load: the tables are written once by
+    /// the load, which synchronises, and only read afterwards, so launches on any stream pass the
+    /// addresses without per-use stream events.
+    tables_ptrs: (sys::CUdeviceptr, sys::CUdeviceptr),
     stage_bytes: u32,
     /// Status words that are zero and used by no launch.
     status_pool: StatusPool,
@@ -161,8 +174,10 @@ pub struct GpuEntry {
     tile_cache: Mutex<Option<(u64, u64, usize, TileTable)>>,
 }
 
-/// A range's tile table in device memory, and its tile count.
-type TileTable = (Arc<CudaSlice<u32>>, u64);
+/// A range's tile table in device memory, its tile count and its device address (taken at upload:
+/// the table is uploaded on the stream that uses it and reused only on that stream, so stream order
+/// alone keeps its uses after the upload, with no per-use stream events).
+type TileTable = (Arc<CudaSlice<u32>>, u64, sys::CUdeviceptr);
 
 /// Rows the kernel produces: a list in device memory, or a contiguous range.
 enum Rows<'a> {
@@ -248,6 +263,10 @@ impl GpuEntry {
         let meta_ptr = meta.device_ptr(&stream).0;
         let anchors_ptr = anchors.device_ptr(&stream).0;
         let tables = build_tables(device, &stream, &layout, chunks_ptr, meta_ptr)?;
+        let tables_ptrs = match &tables {
+            Some((t, o)) => (t.device_ptr(&stream).0, o.device_ptr(&stream).0),
+            None => (0, 0),
+        };
         stream.synchronize().map_err(GpuError::driver("finishing the upload"))?;
         // One staging buffer per warp: the 16-byte vectors covering the largest record (up to 30
         // bytes more than it) plus a 16-byte tail, within the block's shared-memory budget; longer
@@ -267,6 +286,7 @@ impl GpuEntry {
             meta_ptr,
             anchors_ptr,
             tables,
+            tables_ptrs,
             stage_bytes,
             status_pool: Mutex::new(Vec::new()),
             tile_cache: Mutex::new(None),
@@ -445,9 +465,13 @@ impl GpuEntry {
         let pooled = lock(&self.status_pool).pop();
         let status = match pooled {
             Some(word) => word,
-            None => stream
-                .alloc_zeros::<u64>(1)
-                .map_err(GpuError::driver("allocating the status word"))?,
+            None => {
+                let word = stream
+                    .alloc_zeros::<u64>(1)
+                    .map_err(GpuError::driver("allocating the status word"))?;
+                let ptr = word.device_ptr(stream).0;
+                StatusWord { word, ptr }
+            }
         };
         let (rows_ptr, first_row) = match rows {
             Rows::List(list) => (list.device_ptr(stream).0, 0),
@@ -457,11 +481,8 @@ impl GpuEntry {
         if out_ptr % 8 != 0 {
             return Err(invalid("the output buffer must be 8-byte aligned"));
         }
-        let status_ptr = status.device_ptr(stream).0;
-        let (tables_ptr, table_offsets_ptr) = match &self.tables {
-            Some((t, o)) => (t.device_ptr(stream).0, o.device_ptr(stream).0),
-            None => (0, 0),
-        };
+        let status_ptr = status.ptr;
+        let (tables_ptr, table_offsets_ptr) = self.tables_ptrs;
         let mut p = GatherParams {
             payload: self.payload_ptr,
             payload_size: self.layout.payload_buffer_len,
@@ -486,14 +507,14 @@ impl GpuEntry {
         let mut tiles = None;
         match (&rows, self.tiling()) {
             (Rows::Range(first), Some((tile_rows, tile_bytes, table_entries))) => {
-                let (starts_d, tile_count) = self.tile_starts(*first, count, tile_rows, stream)?;
+                let (starts_d, tile_count, starts_ptr) = self.tile_starts(*first, count, tile_rows, stream)?;
                 p.rows = 0;
                 let blocks = tile_count.clamp(1, self.device.sm_count() as u64 * 8) as u32;
                 launch::decode_tiles(
                     &self.device.tiles_fn,
                     stream,
                     &p,
-                    starts_d.device_ptr(stream).0,
+                    starts_ptr,
                     tile_rows,
                     tile_bytes,
                     table_entries,
@@ -542,14 +563,11 @@ impl GpuEntry {
         if acc > u32::MAX as u64 {
             return Err(invalid("range needs more than 2^32 tiles"));
         }
-        let table = (
-            Arc::new(
-                stream
-                    .clone_htod(&starts)
-                    .map_err(GpuError::driver("uploading the tile table"))?,
-            ),
-            acc,
-        );
+        let starts_d = stream
+            .clone_htod(&starts)
+            .map_err(GpuError::driver("uploading the tile table"))?;
+        let ptr = starts_d.device_ptr(stream).0;
+        let table = (Arc::new(starts_d), acc, ptr);
         *lock(&self.tile_cache) = Some((first, count, stream_id, table.clone()));
         Ok(table)
     }
@@ -660,7 +678,7 @@ impl Drop for GpuEntry {
 /// the kernel's status word into a typed error. Dropping it without waiting synchronises too.
 #[must_use = "a decode's errors are only reported by wait()"]
 pub struct PendingDecode<'a> {
-    status: Option<CudaSlice<u64>>,
+    status: Option<StatusWord>,
     /// The entry's pool, where `wait` returns the status word (zeroed).
     pool: Option<&'a StatusPool>,
     stream: Arc<CudaStream>,
@@ -695,12 +713,12 @@ impl PendingDecode<'_> {
         };
         let word = self
             .stream
-            .clone_dtoh(&status)
+            .clone_dtoh(&status.word)
             .map_err(GpuError::driver("reading the status word"))?[0];
         if let Some(pool) = self.pool {
             // Back to the pool zeroed (a failure wrote it: clear it before anyone reuses it).
             let zeroed =
-                word == 0 || (self.stream.memset_zeros(&mut status).is_ok() && self.stream.synchronize().is_ok());
+                word == 0 || (self.stream.memset_zeros(&mut status.word).is_ok() && self.stream.synchronize().is_ok());
             let mut pool = lock(pool);
             if zeroed && pool.len() < STATUS_POOL_MAX {
                 pool.push(status);

@@ -32,7 +32,7 @@ pub const GATHER: KernelModule = KernelModule {
 pub const BASELINES: KernelModule = KernelModule {
     file: "ibp_baselines.cu",
     body: include_str!("../../../kernels/ibp_baselines.cu"),
-    functions: &["ibp_raw_gather", "ibp_copy_records"],
+    functions: &["ibp_raw_gather", "ibp_copy_records", "ibp_spin"],
 };
 
 /// Every module.

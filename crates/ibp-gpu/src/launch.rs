@@ -162,6 +162,21 @@ pub(crate) fn raw_gather(
     Ok(())
 }
 
+/// Launches `ibp_spin` (one thread that waits `ns` nanoseconds of GPU time).
+pub(crate) fn spin(func: &CudaFunction, stream: &CudaStream, ns: u64) -> Result<(), DriverError> {
+    let mut b = stream.launch_builder(func);
+    b.arg(&ns);
+    // SAFETY: the kernel touches no memory; its one argument is a `u64` as declared.
+    unsafe {
+        b.launch(LaunchConfig {
+            grid_dim: (1, 1, 1),
+            block_dim: (1, 1, 1),
+            shared_mem_bytes: 0,
+        })
+    }?;
+    Ok(())
+}
+
 /// Launches `ibp_copy_records`: record `k` (`spans[2k]` offset, `spans[2k+1]` length) of `src` to
 /// `out + k * out_stride`.
 ///

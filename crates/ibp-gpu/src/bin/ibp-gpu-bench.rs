@@ -176,24 +176,53 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 /// Median seconds of `reps` runs of `f` (after 3 warm-ups), timed with events on `stream`.
-fn time_gpu<'a>(stream: &Arc<CudaStream>, reps: usize, mut f: impl FnMut() -> Option<PendingDecode<'a>>) -> f64 {
+fn time_gpu<'a>(stream: &Arc<CudaStream>, reps: usize, f: impl FnMut() -> Option<PendingDecode<'a>>) -> f64 {
+    time_launch(stream, reps, None, f).gpu
+}
+
+/// Medians of a launch timed `reps` times: `gpu`, seconds between events recorded before and after
+/// the call (host-side cost of the call included when the stream was idle), and `host`, seconds
+/// the call took on the host.
+struct LaunchTime {
+    gpu: f64,
+    host: f64,
+}
+
+/// Times `f` like [`time_gpu`]; with `spin = Some((device, ns))` each run first enqueues `ns`
+/// nanoseconds of GPU work, so the call's host-side cost overlaps it and the events time the GPU's
+/// part alone (what a caller sees when it enqueues batches ahead).
+fn time_launch<'a>(
+    stream: &Arc<CudaStream>,
+    reps: usize,
+    spin: Option<(&GpuDevice, u64)>,
+    mut f: impl FnMut() -> Option<PendingDecode<'a>>,
+) -> LaunchTime {
     let ctx = stream.context();
-    let mut times = Vec::with_capacity(reps);
+    let (mut gpu, mut host) = (Vec::with_capacity(reps), Vec::with_capacity(reps));
     for i in 0..reps + 3 {
         let start = ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT)).unwrap();
         let end = ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT)).unwrap();
+        if let Some((dev, ns)) = spin {
+            ibp_gpu::baselines::spin(dev, stream, ns).unwrap();
+        }
         start.record(stream).unwrap();
+        let t = Instant::now();
         let pending = f();
+        let h = t.elapsed().as_secs_f64();
         end.record(stream).unwrap();
         end.synchronize().unwrap();
         if let Some(p) = pending {
             p.wait().expect("decode failed during the benchmark");
         }
         if i >= 3 {
-            times.push(start.elapsed_ms(&end).unwrap() as f64 / 1e3);
+            gpu.push(start.elapsed_ms(&end).unwrap() as f64 / 1e3);
+            host.push(h);
         }
     }
-    median(times)
+    LaunchTime {
+        gpu: median(gpu),
+        host: median(host),
+    }
 }
 
 fn gbps(bytes: usize, secs: f64) -> f64 {
@@ -240,6 +269,25 @@ fn time_cpu_gather(
         }
     }
     median(times)
+}
+
+/// Batches up to this size are also timed with GPU work queued ahead (launch-cost table).
+const QUEUED_MAX_BATCH: usize = 4096;
+/// GPU time queued ahead of those launches: longer than any launch's host-side calls.
+const QUEUE_AHEAD_NS: u64 = 100_000;
+
+/// Per-call costs of one small gather, IBP zero-copy against the raw zero-copy gather.
+struct LaunchRow {
+    name: String,
+    rb: usize,
+    align: u32,
+    batch: usize,
+    ibp_host_us: f64,
+    raw_host_us: f64,
+    ibp_us: f64,
+    raw_us: f64,
+    ibp_queued_us: f64,
+    raw_queued_us: f64,
 }
 
 struct HostRow {
@@ -298,6 +346,7 @@ fn main() {
         println!("pinned H2D memcpy of {} MiB: {:.1} GB/s", len >> 20, gbps(len, t));
     }
     let mut host_rows = Vec::new();
+    let mut launch_rows: Vec<LaunchRow> = Vec::new();
     let mut whole_rows = Vec::new();
     for ds in datasets(&args) {
         let rb = ds.row_bytes;
@@ -401,13 +450,37 @@ fn main() {
             let spans_d = stream.clone_htod(&spans).unwrap();
             let bytes = batch * rb;
             let reps = args.reps;
-            let ibp = time_gpu(&stream, reps, || {
+            let ibp_l = time_launch(&stream, reps, None, || {
                 Some(ent_h.gather_device_rows(&rows_d, &mut out, &stream).unwrap())
             });
-            let rawt = time_gpu(&stream, reps, || {
+            let raw_l = time_launch(&stream, reps, None, || {
                 raw_gather(&dev, Source::Pinned(&raw), rb as u64, &rows_d, &mut out, &stream).unwrap();
                 None
             });
+            let (ibp, rawt) = (ibp_l.gpu, raw_l.gpu);
+            if batch <= QUEUED_MAX_BATCH {
+                // The same launches with GPU work queued ahead: the GPU's part alone.
+                let spin = Some((dev.as_ref(), QUEUE_AHEAD_NS));
+                let ibp_q = time_launch(&stream, reps, spin, || {
+                    Some(ent_h.gather_device_rows(&rows_d, &mut out, &stream).unwrap())
+                });
+                let raw_q = time_launch(&stream, reps, spin, || {
+                    raw_gather(&dev, Source::Pinned(&raw), rb as u64, &rows_d, &mut out, &stream).unwrap();
+                    None
+                });
+                launch_rows.push(LaunchRow {
+                    name: ds.name.clone(),
+                    rb,
+                    align,
+                    batch,
+                    ibp_host_us: ibp_l.host * 1e6,
+                    raw_host_us: raw_l.host * 1e6,
+                    ibp_us: ibp * 1e6,
+                    raw_us: rawt * 1e6,
+                    ibp_queued_us: ibp_q.gpu * 1e6,
+                    raw_queued_us: raw_q.gpu * 1e6,
+                });
+            }
             let ideal = time_gpu(&stream, reps, || {
                 copy_records(
                     &dev,
@@ -499,6 +572,27 @@ fn main() {
             r.ideal,
             r.ibp / r.ideal,
             r.ibp / r.raw
+        );
+    }
+    println!("\n### Launch cost of small zero-copy gathers (microseconds per call)\n");
+    println!("Host = time the call takes on the CPU; events = GPU time between events around the call on an idle stream (the");
+    println!("call's host-side cost included, as in the tables above); queued = the same with GPU work enqueued before it.\n");
+    println!("| dataset | row B | A | batch | IBP host | raw host | IBP events | raw events | IBP queued | raw queued | queued IBP/raw time |");
+    println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+    for r in &launch_rows {
+        println!(
+            "| {} | {} | {} | {} | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} | {:.2} |",
+            r.name,
+            r.rb,
+            r.align,
+            r.batch,
+            r.ibp_host_us,
+            r.raw_host_us,
+            r.ibp_us,
+            r.raw_us,
+            r.ibp_queued_us,
+            r.raw_queued_us,
+            r.ibp_queued_us / r.raw_queued_us
         );
     }
     println!("\n### Random gathers, compressed rows in device memory (GB/s of uncompressed rows)\n");
