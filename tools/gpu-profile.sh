@@ -5,8 +5,9 @@
 #   bash tools/gpu-profile.sh            # writes $OUT/ncu-*.txt
 #
 # Cases: whole-entry tile decode (ibp_decode_tiles) of synthetic f32 rows of 256 B, 1 KiB and 4 KiB
-# (A = 16) and the host zero-copy gather (ibp_gather) of 1K rows of 1 KiB.
-# IBP_PROFILE_ONLY=tiles-1k profiles one case; IBP_PROFILE_STALLS=1 adds the stall reasons per issued
+# (A = 16), the host zero-copy gather (ibp_gather) of 1K rows of 1 KiB and of 256 B, and the
+# raw zero-copy gather of the same 1K rows of 256 B (the baseline's stall profile).
+# IBP_PROFILE_ONLY="tiles-1k gather-256-1k" profiles those cases; IBP_PROFILE_STALLS=1 adds the stall reasons per issued
 # instruction and, from a saved report, the SASS instructions with the most stall samples
 # ($OUT/ncu-<case>-sass.csv, summarised by tools/ncu_stalls.py).
 set -uo pipefail
@@ -26,7 +27,7 @@ fi
 profile() {  # name kernel skip bench-args...
     local name=$1 kernel=$2 skip=$3
     shift 3
-    if [ -n "${IBP_PROFILE_ONLY:-}" ] && [ "$IBP_PROFILE_ONLY" != "$name" ]; then return; fi
+    if [ -n "${IBP_PROFILE_ONLY:-}" ] && [[ " $IBP_PROFILE_ONLY " != *" $name "* ]]; then return; fi
     local save=()
     [ "${IBP_PROFILE_STALLS:-0}" != 0 ] && save=(-f -o "/tmp/ncu-$name")
     timeout "${IBP_PROFILE_TIMEOUT:-120}" "$NCU" --clock-control none -k "$kernel" -s "$skip" -c 1 $SECTIONS \
@@ -43,4 +44,7 @@ common="--no-gathers --no-real-data --only f32-normal-q4 --align-log2 4 --target
 profile tiles-256 ibp_decode_tiles 2 $common --row-bytes 256
 profile tiles-1k ibp_decode_tiles 2 $common --row-bytes 1024
 profile tiles-4k ibp_decode_tiles 2 $common --row-bytes 4096
-profile gather-1k-host ibp_gather 2 --no-real-data --only f32-normal-q4 --align-log2 4 --target-mib 64 --reps 3 --row-bytes 1024 --batches 1024
+gather="--no-real-data --only f32-normal-q4 --align-log2 4 --target-mib 64 --reps 3 --batches 1024"
+profile gather-1k-host ibp_gather 2 $gather --row-bytes 1024
+profile gather-256-1k ibp_gather 2 $gather --row-bytes 256
+profile raw-256-1k ibp_raw_gather 2 $gather --row-bytes 256

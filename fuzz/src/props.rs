@@ -373,6 +373,9 @@ impl RoundtripCase {
                 groups,
                 align_log2: self.align_log2 % 9, // 8 is invalid on purpose
                 chunk_rows,
+                // Width choice 5 (auto) also sizes chunks in GPU sectors and prefers 64-bit words.
+                transfer_cost: (self.width % 6 == 5).then_some(ibp_codec::options::TransferCost::GPU),
+                prefer_wide_words: (self.width % 6 == 5).then_some(ibp_codec::options::GPU_WIDE_WORDS_WITHIN),
             },
             dtype,
             shape,

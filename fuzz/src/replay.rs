@@ -358,6 +358,7 @@ pub fn sample_containers() -> Vec<(String, Vec<u8>)> {
             groups,
             align_log2,
             chunk_rows,
+            ..EncodeOptions::default()
         };
         let shape = [rows as u64, elems as u64];
         let tensors = [("tensor", dtype, &shape[..], row_bytes as u64, &data[..])];

@@ -135,6 +135,8 @@ pub fn plan_chunk(rows: &[u8], row_bytes: usize, opts: &EncodeOptions) -> ChunkP
         (sub, sub_counts)
     });
     let mut best: Option<ChunkPlan> = None;
+    // The smallest 64-bit plan, for `opts.prefer_wide_words` (64-bit words are sized first).
+    let mut best_wide: Option<ChunkPlan> = None;
     // Widest first: wide words are the cheapest to size, and the size they reach often proves,
     // by a lower bound alone, that narrower words cannot win.
     for w in opts.candidate_widths().into_iter().rev() {
@@ -193,8 +195,18 @@ pub fn plan_chunk(rows: &[u8], row_bytes: usize, opts: &EncodeOptions) -> ChunkP
                 });
             }
         }
+        if w == WordWidth::W64 {
+            best_wide = best.clone();
+        }
     }
-    let best = best.expect("there is at least one candidate width");
+    let mut best = best.expect("there is at least one candidate width");
+    if let (Some(within), Some(wide)) = (opts.prefer_wide_words, best_wide) {
+        // 64-bit words unless they cost more than `within` of the raw bytes.
+        let slack = (within * rows.len() as f64) as u64;
+        if wide.estimated_bytes <= best.estimated_bytes.saturating_add(slack) {
+            best = wide;
+        }
+    }
     if opts.groups > 1 {
         return plan_groups(rows, row_bytes, &sample, best, opts.groups, align, &thresholds);
     }

@@ -3,7 +3,7 @@
 
 use crate::analysis::{plan_chunk, ChunkPlan};
 use crate::fast::{DecoderKind, RowDecoder, RowEncoder};
-use crate::options::EncodeOptions;
+use crate::options::{EncodeOptions, TransferCost};
 use crate::row::{decode_row_oracle, raw_padded, words_per_row};
 use ibp_format::{
     ensure, ChunkMeta, ErrorCode, FormatError, Result, MAX_ALIGN_LOG2, MAX_CHUNK_DECODED_BYTES, MAX_GROUPS,
@@ -32,7 +32,35 @@ pub struct EncodedChunk {
 /// decoded size exceeds 2^32 bytes, or `opts` is invalid ([`EncodeOptions::validate`]).
 pub fn encode_chunk(rows: &[u8], row_bytes: usize, opts: &EncodeOptions) -> EncodedChunk {
     let plan = plan_chunk(rows, row_bytes, opts);
-    encode_chunk_with_plan(rows, row_bytes, &plan, opts.align_log2)
+    let chunk = encode_chunk_with_plan(rows, row_bytes, &plan, opts.align_log2);
+    if let Some(cost) = opts.transfer_cost {
+        // Raw unless coding makes reading every row once cheaper.
+        if !plan.is_raw_chunk() && transfer_cost(&chunk.meta, &cost) >= raw_transfer_cost(&chunk.meta, &cost) {
+            let raw = ChunkPlan::raw_chunk(
+                plan.word_width,
+                chunk.meta.row_count as u64,
+                row_bytes,
+                chunk.meta.align(),
+            );
+            return encode_chunk_with_plan(rows, row_bytes, &raw, opts.align_log2);
+        }
+    }
+    chunk
+}
+
+/// Cost of reading every record of a chunk once ([`TransferCost::of_record`], offsets from the
+/// payload's start).
+pub fn transfer_cost(meta: &ChunkMeta, cost: &TransferCost) -> u64 {
+    meta.row_offsets
+        .windows(2)
+        .map(|w| cost.of_record(w[0], w[1] - w[0]))
+        .sum()
+}
+
+/// [`transfer_cost`] of the same rows in a raw chunk (every record `align_up(row_bytes, A)` bytes).
+pub fn raw_transfer_cost(meta: &ChunkMeta, cost: &TransferCost) -> u64 {
+    let raw = meta.raw_padded();
+    (0..meta.row_count as u64).map(|i| cost.of_record(i * raw, raw)).sum()
 }
 
 /// Encodes one chunk with a given plan (word width, Mask/Bitval per group, group ids; `G = 0`

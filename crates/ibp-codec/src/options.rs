@@ -35,7 +35,51 @@ pub struct EncodeOptions {
     pub align_log2: u8,
     /// Rows per chunk; `None` aims at about 16 MiB of raw bytes per chunk (one copy of the masks per 16 MiB keeps their cost near 0.01 %).
     pub chunk_rows: Option<u32>,
+    /// Cost model for files read by random row gathers ([`TransferCost::GPU`] for GPU zero-copy
+    /// reads). `Some(c)`: a coded chunk is written raw (spec 5.5) unless reading each of its records
+    /// once costs less than reading raw records would, whatever `groups` asks for. `None`
+    /// (default): bytes only.
+    pub transfer_cost: Option<TransferCost>,
+    /// `Some(x)`: 64-bit words are kept when their chunk is at most `x` times the raw bytes larger
+    /// than the smallest width's (a GPU decodes about as fast per word at any width, so 64-bit
+    /// words turn out up to 2x the bytes of 32-bit ones). `None` (default): smallest size wins.
+    /// Only with `word_width: None`.
+    pub prefer_wide_words: Option<f64>,
 }
+
+/// The cost of reading row records one at a time over a link that moves whole sectors and pays for
+/// every request: a record of `L` bytes at payload offset `o` costs the `sector_bytes` blocks it
+/// touches plus `request_weight` times the `request_bytes` blocks it touches (blocks aligned to
+/// their size from the payload's start, which GPU loaders place on a 128-byte boundary).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TransferCost {
+    /// Bytes of a sector (a power of two, 1..=4096).
+    pub sector_bytes: u32,
+    /// Bytes of a request (a power of two, 1..=4096).
+    pub request_bytes: u32,
+    /// Cost of a request in sectors.
+    pub request_weight: u32,
+}
+
+impl TransferCost {
+    /// Zero-copy row gathers of an H200 over PCIe: 32-byte sectors, 64-byte requests costing 3
+    /// sectors each (fitted to the gather speeds of 256-byte rows, bench/GPU_NOTES.md entry 16).
+    pub const GPU: TransferCost = TransferCost {
+        sector_bytes: 32,
+        request_bytes: 64,
+        request_weight: 3,
+    };
+
+    /// Cost of reading `len >= 1` bytes at `offset`.
+    pub fn of_record(&self, offset: u64, len: u64) -> u64 {
+        let blocks = |b: u64| (offset + len).div_ceil(b) - offset / b;
+        blocks(self.sector_bytes as u64) + self.request_weight as u64 * blocks(self.request_bytes as u64)
+    }
+}
+
+/// [`EncodeOptions::prefer_wide_words`] of [`EncodeOptions::for_gpu`]: 64-bit words unless they cost
+/// more than 2 % of the raw bytes.
+pub const GPU_WIDE_WORDS_WITHIN: f64 = 0.02;
 
 impl Default for EncodeOptions {
     fn default() -> Self {
@@ -46,11 +90,26 @@ impl Default for EncodeOptions {
             groups: 1,
             align_log2: 0,
             chunk_rows: None,
+            transfer_cost: None,
+            prefer_wide_words: None,
         }
     }
 }
 
 impl EncodeOptions {
+    /// Options for files decoded and gathered on a GPU: 16-byte row alignment (16-byte loads),
+    /// chunks sized by what a gather reads ([`TransferCost::GPU`]: a chunk whose coding does not
+    /// make its records cheaper to read is stored raw) and 64-bit words unless they cost more than
+    /// 2 % of the raw bytes.
+    pub fn for_gpu() -> EncodeOptions {
+        EncodeOptions {
+            align_log2: 4,
+            transfer_cost: Some(TransferCost::GPU),
+            prefer_wide_words: Some(GPU_WIDE_WORDS_WITHIN),
+            ..EncodeOptions::default()
+        }
+    }
+
     /// Rows per chunk for rows of `row_bytes` bytes: `chunk_rows` if set, otherwise enough rows for
     /// about 16 MiB; always within `[1, 2^20]` and at most `2^32` decoded bytes per chunk.
     pub fn rows_per_chunk(&self, row_bytes: u64) -> u64 {
@@ -114,6 +173,24 @@ impl EncodeOptions {
                 rows as u64 * row_bytes <= MAX_CHUNK_DECODED_BYTES,
                 ErrorCode::InvalidArgument,
                 "chunk_rows {rows} of {row_bytes} bytes exceed 2^32 decoded bytes per chunk"
+            );
+        }
+        if let Some(c) = self.transfer_cost {
+            ensure!(
+                [c.sector_bytes, c.request_bytes]
+                    .iter()
+                    .all(|b| b.is_power_of_two() && *b <= 4096),
+                ErrorCode::InvalidArgument,
+                "transfer cost blocks {} and {} bytes: each must be a power of two in 1..=4096",
+                c.sector_bytes,
+                c.request_bytes
+            );
+        }
+        if let Some(x) = self.prefer_wide_words {
+            ensure!(
+                (0.0..=1.0).contains(&x),
+                ErrorCode::InvalidArgument,
+                "prefer_wide_words {x} is not in [0, 1]"
             );
         }
         // A chunk's metadata length is a u32 (spec 5.1, 10): masks and bitvals take at most

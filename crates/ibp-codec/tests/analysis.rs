@@ -4,6 +4,8 @@ mod common;
 
 use common::*;
 use ibp_codec::analysis::{count_bits, masks_from_counts, plan_chunk, ChunkPlan};
+use ibp_codec::chunk_codec::{raw_transfer_cost, transfer_cost};
+use ibp_codec::options::TransferCost;
 use ibp_codec::options::SWEEP_THRESHOLDS;
 use ibp_codec::{decode_chunk, encode_chunk, encode_chunk_with_plan, DecoderKind, EncodeOptions, EncodedChunk};
 use ibp_format::{ChunkMeta, WordWidth, CHUNK_HEADER_LEN};
@@ -30,7 +32,7 @@ proptest! {
     /// the sweep encodes smaller than the analysis' choice.
     #[test]
     fn the_sweep_keeps_the_smallest_real_size((rows, row_bytes, opts) in chunk_case()) {
-        let opts = EncodeOptions { word_width: None, threshold: None, sample_fraction: None, groups: 1, ..opts };
+        let opts = EncodeOptions { word_width: None, threshold: None, sample_fraction: None, groups: 1, transfer_cost: None, prefer_wide_words: None, ..opts };
         let plan = plan_chunk(&rows, row_bytes, &opts);
         let chosen = encode_chunk(&rows, row_bytes, &opts);
         prop_assert_eq!(plan.estimated_bytes, real_size(&chosen));
@@ -52,7 +54,7 @@ proptest! {
     /// With groups the estimate is still the real size (every row is assigned exactly).
     #[test]
     fn group_estimates_are_real_sizes((rows, row_bytes, opts) in chunk_case()) {
-        let opts = EncodeOptions { sample_fraction: None, ..opts };
+        let opts = EncodeOptions { sample_fraction: None, transfer_cost: None, ..opts };
         let plan = plan_chunk(&rows, row_bytes, &opts);
         let chunk = encode_chunk(&rows, row_bytes, &opts);
         if opts.groups > 1 {
@@ -60,6 +62,136 @@ proptest! {
         }
         prop_assert_eq!(plan.estimated_bytes, real_size(&chunk));
     }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(120))]
+
+    /// Sized by a transfer cost, a chunk never costs more to read than raw records would, and it
+    /// is coded only where coding costs strictly less; the rows decode either way.
+    #[test]
+    fn transfer_cost_never_exceeds_raw(
+        (rows, row_bytes, opts) in chunk_case(),
+        (sector_log2, request_log2, request_weight) in (0u32..8, 0u32..9, 0u32..5),
+    ) {
+        let cost = TransferCost { sector_bytes: 1 << sector_log2, request_bytes: 1 << request_log2, request_weight };
+        let opts = EncodeOptions { transfer_cost: Some(cost), ..opts };
+        let chunk = encode_chunk(&rows, row_bytes, &opts);
+        let (used, raw) = (transfer_cost(&chunk.meta, &cost), raw_transfer_cost(&chunk.meta, &cost));
+        prop_assert!(used <= raw, "cost {} against {} raw", used, raw);
+        if !chunk.meta.is_raw_chunk() {
+            prop_assert!(used < raw, "coded chunk costing {}, raw {}", used, raw);
+        }
+        let mut out = vec![0u8; rows.len()];
+        decode_chunk(&chunk.meta, &chunk.payload, DecoderKind::Fast, &mut out).unwrap();
+        prop_assert_eq!(out, rows);
+    }
+}
+
+/// A record's cost counts the sectors and requests it touches.
+#[test]
+fn transfer_cost_counts_touched_blocks() {
+    let c = TransferCost::GPU; // 32-byte sectors, 64-byte requests of weight 3
+    assert_eq!(c.of_record(0, 64), 2 + 3);
+    assert_eq!(c.of_record(16, 64), 3 + 3 * 2);
+    assert_eq!(c.of_record(48, 16), 1 + 3);
+    assert_eq!(c.of_record(56, 16), 2 + 3 * 2);
+    assert_eq!(c.of_record(0, 256), 8 + 3 * 4);
+    assert_eq!(c.of_record(16, 240), 8 + 3 * 4);
+    assert_eq!(c.of_record(16, 256), 9 + 3 * 5);
+    // Over a chunk: the sum over its records; raw records of 64 bytes cost 2 + 3 each.
+    let data = sparse_rows(400, 16, 9);
+    let chunk = encode_chunk(
+        &data,
+        64,
+        &EncodeOptions {
+            align_log2: 4,
+            ..EncodeOptions::default()
+        },
+    );
+    assert!(!chunk.meta.is_raw_chunk());
+    let offs = &chunk.meta.row_offsets;
+    let by_hand: u64 = (0..400).map(|i| c.of_record(offs[i], offs[i + 1] - offs[i])).sum();
+    assert_eq!(transfer_cost(&chunk.meta, &c), by_hand);
+    assert_eq!(raw_transfer_cost(&chunk.meta, &c), 400 * 5);
+}
+
+/// f32 rows with 3 random exponent bits save about 10 %: 16-byte aligned coded records of 256-byte
+/// rows then cost more GPU requests than raw rows, so the GPU options store the chunk raw; sparse
+/// rows (90 % saved) stay coded.
+#[test]
+fn gpu_options_store_raw_what_is_not_cheaper_to_read() {
+    let dense = float_rows(2048, 64, 5);
+    let bytes_only = encode_chunk(
+        &dense,
+        256,
+        &EncodeOptions {
+            align_log2: 4,
+            ..EncodeOptions::default()
+        },
+    );
+    assert!(!bytes_only.meta.is_raw_chunk(), "coding saves bytes");
+    assert!(bytes_only.meta.payload_len < dense.len() as u64);
+    let gpu = encode_chunk(&dense, 256, &EncodeOptions::for_gpu());
+    assert!(gpu.meta.is_raw_chunk(), "but costs more to read: raw");
+    let sparse = sparse_rows(2048, 64, 6);
+    let gpu = encode_chunk(&sparse, 256, &EncodeOptions::for_gpu());
+    assert!(!gpu.meta.is_raw_chunk());
+    let c = TransferCost::GPU;
+    assert!(transfer_cost(&gpu.meta, &c) * 2 < raw_transfer_cost(&gpu.meta, &c));
+}
+
+/// `prefer_wide_words`: 64-bit words are taken exactly when they cost at most the given fraction
+/// of the raw bytes more than the smallest width (bf16 rows below, where 16-bit words win).
+#[test]
+fn wide_words_are_preferred_within_the_allowance() {
+    let data = bf16_outlier_rows(4096);
+    let auto = plan_chunk(&data, 64, &EncodeOptions::default());
+    assert_eq!(auto.word_width, WordWidth::W16);
+    let wide = plan_chunk(
+        &data,
+        64,
+        &EncodeOptions {
+            word_width: Some(WordWidth::W64),
+            ..EncodeOptions::default()
+        },
+    );
+    let gap = (wide.estimated_bytes - auto.estimated_bytes) as f64 / data.len() as f64;
+    assert!(gap > 0.0);
+    let with = |x: f64| {
+        plan_chunk(
+            &data,
+            64,
+            &EncodeOptions {
+                prefer_wide_words: Some(x),
+                ..EncodeOptions::default()
+            },
+        )
+    };
+    let above = with(gap + 1e-4);
+    assert_eq!(
+        (above.word_width, above.estimated_bytes),
+        (WordWidth::W64, wide.estimated_bytes)
+    );
+    assert_eq!(with(gap - 1e-4).word_width, WordWidth::W16);
+    assert_eq!(with(0.0).word_width, WordWidth::W16);
+}
+
+/// bf16 rows of 32 elements with 15 % outliers (see `bf16_rows_get_16_bit_words`).
+fn bf16_outlier_rows(rows: usize) -> Vec<u8> {
+    let mut rng = Rng(42);
+    let mut data = Vec::with_capacity(rows * 64);
+    for _ in 0..rows * 32 {
+        let r = rng.next();
+        let exp = if r % 100 < 15 {
+            (r >> 8) as u16 % 255
+        } else {
+            126 + (r >> 8) as u16 % 2
+        };
+        let bf16 = (exp << 7) | ((r >> 16) as u16 & 0x7F);
+        data.extend_from_slice(&bf16.to_le_bytes());
+    }
+    data
 }
 
 /// bf16-like rows of 32 elements (64 bytes): positive values whose exponents sit in [2^-1, 2) with

@@ -21,9 +21,12 @@ proptest! {
         let meta = reparse(&chunk, row_bytes);
         prop_assert_eq!(&meta, &chunk.meta);
         prop_assert_eq!(meta.align_log2, opts.align_log2);
-        // One group may become a raw chunk (G = 0) when masks do not pay for themselves.
+        // One group may become a raw chunk (G = 0) when masks do not pay for themselves, any group
+        // count when they save no transfer units.
         if opts.groups == 1 {
             prop_assert!(meta.group_count <= 1);
+        } else if opts.transfer_cost.is_some() {
+            prop_assert!(meta.group_count == opts.groups || meta.group_count == 0);
         } else {
             prop_assert_eq!(meta.group_count, opts.groups);
         }

@@ -3,7 +3,7 @@
 
 use crate::manifest::OptionsRecord;
 use crate::vector::DecodedEntry;
-use ibp_codec::options::EncodeOptions;
+use ibp_codec::options::{EncodeOptions, TransferCost};
 use ibp_codec::ContainerWriter;
 use ibp_format::{FormatError, Header, Result, WordWidth};
 
@@ -20,6 +20,14 @@ pub fn encode_options(o: &OptionsRecord) -> Result<EncodeOptions> {
         groups: o.groups,
         align_log2: o.align_log2,
         chunk_rows: o.chunk_rows,
+        transfer_cost: o
+            .transfer_cost
+            .map(|[sector_bytes, request_bytes, request_weight]| TransferCost {
+                sector_bytes,
+                request_bytes,
+                request_weight,
+            }),
+        prefer_wide_words: o.prefer_wide_words,
     })
 }
 

@@ -139,6 +139,13 @@ pub struct OptionsRecord {
     /// Header optional-feature bits written.
     #[serde(default)]
     pub optional_features: u32,
+    /// `EncodeOptions::transfer_cost` as `[sector_bytes, request_bytes, request_weight]` (absent:
+    /// none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transfer_cost: Option<[u32; 3]>,
+    /// `EncodeOptions::prefer_wide_words` (absent: none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefer_wide_words: Option<f64>,
 }
 
 /// `conformance/released.json`: vectors frozen by a release, id -> SHA-256 of the file.

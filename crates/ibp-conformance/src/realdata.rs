@@ -85,6 +85,8 @@ pub fn real_data_vectors(data_dir: &Path) -> Vec<Vector> {
                 chunk_rows: None,
                 minor_version: 0,
                 optional_features: 0,
+                transfer_cost: None,
+                prefer_wide_words: None,
             },
         ));
     }

@@ -662,6 +662,8 @@ pub fn valid_vectors(data_dir: &std::path::Path) -> Vec<Vector> {
             chunk_rows: Some(16),
             minor_version: 0,
             optional_features: 0,
+            transfer_cost: None,
+            prefer_wide_words: None,
         },
     ));
     let d = embedding_rows(&mut rng, 40, 24, 0.3, 12, &[]);
@@ -685,6 +687,8 @@ pub fn valid_vectors(data_dir: &std::path::Path) -> Vec<Vector> {
             chunk_rows: None,
             minor_version: 0,
             optional_features: 0,
+            transfer_cost: None,
+            prefer_wide_words: None,
         },
     ));
 

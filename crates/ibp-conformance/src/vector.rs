@@ -94,6 +94,8 @@ pub fn options_for(spec: &FileSpec) -> OptionsRecord {
         chunk_rows: first.map(|(r, _)| *r),
         minor_version: spec.header.minor,
         optional_features: spec.header.optional,
+        transfer_cost: None,
+        prefer_wide_words: None,
     }
 }
 

@@ -26,13 +26,19 @@ pub struct CompressSummary {
 
 /// The encoder options the arguments ask for.
 pub fn encode_options(args: &CompressArgs) -> EncodeOptions {
+    let base = if args.gpu {
+        EncodeOptions::for_gpu()
+    } else {
+        EncodeOptions::default()
+    };
     EncodeOptions {
         word_width: args.word_width.width(),
         threshold: args.threshold.0,
         sample_fraction: args.sample_fraction,
         groups: args.groups,
-        align_log2: args.align,
+        align_log2: args.align.unwrap_or(base.align_log2),
         chunk_rows: args.chunk_rows,
+        ..base
     }
 }
 

@@ -152,6 +152,9 @@ pub fn chunk_case() -> impl Strategy<Value = (Vec<u8>, usize, EncodeOptions)> {
                     groups,
                     align_log2,
                     chunk_rows: None,
+                    // Some cases sized in GPU sectors, some preferring 64-bit words.
+                    transfer_cost: (seed % 3 == 0).then_some(ibp_codec::options::TransferCost::GPU),
+                    prefer_wide_words: (seed % 5 == 0).then_some(ibp_codec::options::GPU_WIDE_WORDS_WITHIN),
                 };
                 (rows, row_bytes, opts)
             },
