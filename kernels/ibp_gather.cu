@@ -110,6 +110,9 @@ struct GmemRecord {
 #ifndef IBP_GATHER_TABLES
 #define IBP_GATHER_TABLES 1  // ibp_gather decodes through the tables ibp_build_tables made
 #endif
+#ifndef IBP_GATHER_RAW_CHUNKS
+#define IBP_GATHER_RAW_CHUNKS 1  // ibp_gather locates raw-chunk records by position, copies them directly
+#endif
 
 // Inclusive warp scan (shfl.up's in-range predicate guards the add: two instructions per step).
 #define IBP_SCAN_STEP(x, d)                                                   \
@@ -582,6 +585,28 @@ __device__ __forceinline__ Job lookup(const IbpGatherParams& prm, const ibp_u64*
     const ibp_u32 row_count = c.row_count;
     const ibp_u64 r = row - first;
     if (row < first || r >= row_count) { job.code = IBP_STATUS_ROW_INDEX; return job; }
+#if IBP_GATHER_RAW_CHUNKS
+    if (c.group_count == 0) {
+        // Raw chunk (spec 5.5, checked by the loader): record r is raw_padded bytes at r * raw_padded,
+        // no row lengths to read. Copied straight to the output when both sides allow 16-byte
+        // vectors and the record has no padding.
+        const ibp_u64 len = c.raw_padded, off = r * len;
+        const ibp_u64 payload_offset = c.payload_offset, payload_len = c.payload_len;
+        if (off > payload_len || len > payload_len - off || payload_offset > prm.payload_size ||
+            payload_len > prm.payload_size - payload_offset) {
+            job.code = IBP_STATUS_LAYOUT;
+            return job;
+        }
+        job.src = prm.payload + payload_offset + off;
+        job.len = len;
+        job.raw = true;
+        job.align_log2 = c.align_log2;
+        const bool direct = len == prm.row_bytes && (prm.row_bytes & 15) == 0 &&
+                            ((((size_t)job.src) | (size_t)prm.out) & 15) == 0;
+        job.staged = !direct && ((len + 30) & ~15ull) + 16 <= prm.stage_bytes;
+        return job;
+    }
+#endif
     const ibp_u64 anchor = c.anchors_index + (r >> 5);
     const ibp_u32 lb = c.length_bytes, align_log2 = c.align_log2;
     const ibp_u64 lengths_offset = c.lengths_offset;
