@@ -362,6 +362,9 @@ __device__ __forceinline__ void warp_copy(ibp_u8* dst, const ibp_u8* src, ibp_u6
 //
 
 #define IBP_TILE_MULTI (1u << 31)
+// Flags build_table returns: every entry has the same F; no entry has IBP_TILE_MULTI.
+#define IBP_TABLE_UNIFORM_F 1u
+#define IBP_TABLE_NO_MULTI 2u
 
 __device__ __forceinline__ ibp_u64 read_stored_len(const ibp_u8* p, ibp_u32 lb) {
     return lb == 1 ? (ibp_u64)p[0]
@@ -421,13 +424,14 @@ __device__ __forceinline__ ibp_u64 load_word(const ibp_u8* p, ibp_u64 i) {
 }
 
 // One word through the table: the field of word j starts at stream bit s; p = participation bit.
-template <int WB>
+// MULTI false: the caller knows no entry has IBP_TILE_MULTI.
+template <int WB, bool MULTI = true>
 __device__ __forceinline__ typename Word<WB>::R table_word(const ibp_u32* w, ibp_u32 s, bool p, const uint4& tm,
                                                            const uint4& ti) {
     typedef typename Word<WB>::R R;
     const ibp_u32 W = WB * 8;
     const ibp_u32 wlow = WB >= 4 ? ~0u : (1u << W) - 1u;  // a non-participating word: all W bits
-    if (p && (int)ti.w < 0) {  // IBP_TILE_MULTI: 3+ runs of free bits in a half
+    if (MULTI && p && (int)ti.w < 0) {  // IBP_TILE_MULTI: 3+ runs of free bits in a half
         ibp_u64 v64 = (ibp_u64)sbits32(w, s) | ((ibp_u64)sbits32(w, s + 32) << 32);
         v64 &= low_mask64(ti.w & 127u);
         const ibp_u64 free_bits = (ibp_u64)tm.x | ((ibp_u64)tm.z << 32);
@@ -468,10 +472,15 @@ __device__ __forceinline__ void table_store(ibp_u8* dst, ibp_u32 j, typename Wor
 // word j0 + 32 + lane together: both field lengths (<= 64 bits, so a round's sum < 2^16) share one
 // warp scan as the low and high 16 bits of one 32-bit value, and the two words' loads and stores
 // are independent, which gives the scheduler twice the work per dependent step.
+// FAST (rows of one round whose last word is whole, chunks without IBP_TILE_MULTI entries): no round
+// loop, no multi-run branch, no partial-word store.
+#ifndef IBP_TILE_FAST
+#define IBP_TILE_FAST 1
+#endif
 #ifndef IBP_TILE_ROUND_PAIRS
 #define IBP_TILE_ROUND_PAIRS 1
 #endif
-template <int WB>
+template <int WB, bool FAST = false>
 __device__ __forceinline__ ibp_u32 decode_table_row(const ibp_u32* w, ibp_u32 rec_byte, ibp_u32 len, ibp_u8* dst,
                                                     const uint4* tmask, const uint4* tinfo, ibp_u32 n, bool n_ok,
                                                     ibp_u32 row_bytes, ibp_u32 align_log2, ibp_u32 lane) {
@@ -487,7 +496,7 @@ __device__ __forceinline__ ibp_u32 decode_table_row(const ibp_u32* w, ibp_u32 re
     ibp_u32 j0 = 0;
 #if IBP_TILE_ROUND_PAIRS
     // Every word of the first round and at least one of the second exist (j0 + 32 < n).
-    for (; j0 + 32 < n; j0 += 64) {
+    if (!FAST) for (; j0 + 32 < n; j0 += 64) {
         const ibp_u32 ja = j0 + lane, jb = j0 + 32 + lane;
         const bool active_b = jb < n;
         const ibp_u32 pbits_a = sbits32(w, base + j0), pbits_b = sbits32(w, base + j0 + 32);
@@ -526,10 +535,12 @@ __device__ __forceinline__ ibp_u32 decode_table_row(const ibp_u32* w, ibp_u32 re
         const ibp_u32 round_bits = __shfl_sync(FULL_MASK, x, 31);
         if (pos + round_bits > total_bits) return IBP_STATUS_ROW_LENGTH;
         if (active) {
-            const typename Word<WB>::R word = table_word<WB>(w, base + pos + (x - f), p, tm, ti);
-            table_store<WB>(dst, j, word, n, last_bytes, aligned, partial_bad);
+            const typename Word<WB>::R word = table_word<WB, !FAST>(w, base + pos + (x - f), p, tm, ti);
+            if (FAST) store_word<WB>(dst, j, word, WB, aligned);
+            else table_store<WB>(dst, j, word, n, last_bytes, aligned, partial_bad);
         }
         pos += round_bits;
+        if (FAST) break;  // n <= 32
     }
     // Record length rule: L == align_up(ceil(T/8), A).
     const ibp_u32 a = 1u << align_log2;
@@ -856,6 +867,7 @@ struct TileCtx {
     const uint4* tinfo;
     bool use_table;            // false: decode with per-lane Mask/Bitval loads
     bool uniform_f;            // every table entry has the same F
+    bool no_multi;             // no table entry has IBP_TILE_MULTI
     const ibp_u8* masks;       // the chunk's Mask words in global memory (Bitvals at + words_bytes)
     ibp_u64 words_bytes;
     ibp_u64 groups;            // payload-independent: meta offset of the group ids
@@ -951,6 +963,8 @@ __device__ __forceinline__ void decode_tile_rows(const IbpGatherParams& prm, con
     }
 #endif
     const ibp_u32 row_bytes = prm.row_bytes;
+    // One round per row, a whole last word, no multi-run position: the lean row decoder.
+    const bool fast = IBP_TILE_FAST && t.use_table && t.no_multi && t.n_ok && t.n <= 32 && row_bytes == t.n * WB;
     for (ibp_u32 row = warp; row < t.nrows; row += IBP_TILE_WARPS) {
         const ibp_u64 k = t.k0 + row;
         const ibp_u32 off = t.offsets[row];
@@ -975,8 +989,12 @@ __device__ __forceinline__ void decode_tile_rows(const IbpGatherParams& prm, con
             if (code == IBP_STATUS_OK) {
                 if (t.use_table) {
                     const ibp_u32 e = g * t.n;
-                    code = decode_table_row<WB>((const ibp_u32*)(t.tile - IBP_TILE_GUARD), IBP_TILE_GUARD + t.skew + off, len,
-                                                dst, t.tmask + e, t.tinfo + e, t.n, t.n_ok, row_bytes, t.align_log2, lane);
+                    const ibp_u32* w = (const ibp_u32*)(t.tile - IBP_TILE_GUARD);
+                    const ibp_u32 at = IBP_TILE_GUARD + t.skew + off;
+                    if (fast)
+                        code = decode_table_row<WB, true>(w, at, len, dst, t.tmask + e, t.tinfo + e, t.n, t.n_ok, row_bytes, t.align_log2, lane);
+                    else
+                        code = decode_table_row<WB>(w, at, len, dst, t.tmask + e, t.tinfo + e, t.n, t.n_ok, row_bytes, t.align_log2, lane);
                 } else {
                     SmemRecord rec;
                     rec.w = (const ibp_u32*)t.tile;
@@ -994,19 +1012,22 @@ __device__ __forceinline__ void decode_tile_rows(const IbpGatherParams& prm, con
 // Builds the table of a chunk's `entries` (>= 1) positions. Every thread of the block must call it
 // (it ends with a barrier); returns, in every thread, whether every entry has the same F.
 template <int WB>
-__device__ __forceinline__ bool build_table(const ibp_u8* masks, ibp_u64 words_bytes, ibp_u32 entries,
-                                            uint4* tmask, uint4* tinfo) {
+__device__ __forceinline__ ibp_u32 build_table(const ibp_u8* masks, ibp_u64 words_bytes, ibp_u32 entries,
+                                               uint4* tmask, uint4* tinfo) {
     const ibp_u64 wmask = WB == 8 ? ~0ull : ((1ull << (8 * WB)) - 1ull);
     const int f_first = __popcll(~load_word<WB>(masks, 0) & wmask);
-    bool uniform = true;
+    bool uniform = true, no_multi = true;
     for (ibp_u32 i = threadIdx.x; i < entries; i += IBP_TILE_THREADS) {
         uint4 tm, ti;
         table_entry<WB>(load_word<WB>(masks, i), load_word<WB>(masks + words_bytes, i), tm, ti);
         tmask[i] = tm;
         tinfo[i] = ti;
         uniform &= (int)(ti.w & 127u) == f_first;
+        no_multi &= (ti.w & IBP_TILE_MULTI) == 0;
     }
-    return __syncthreads_and(uniform) != 0;
+    const bool all_uniform = __syncthreads_and(uniform) != 0;
+    const bool none_multi = __syncthreads_and(no_multi) != 0;
+    return (all_uniform ? IBP_TABLE_UNIFORM_F : 0u) | (none_multi ? IBP_TABLE_NO_MULTI : 0u);
 }
 
 extern "C" __global__ void __launch_bounds__(IBP_TILE_THREADS, IBP_TILE_MIN_BLOCKS)
@@ -1025,7 +1046,8 @@ ibp_decode_tiles(const IbpGatherParams prm, const ibp_u32* tile_starts, ibp_u32 
     const ibp_u32 total_tiles = tile_starts[prm.chunk_count];
     const ibp_u64 range_end = prm.first_row + prm.count;
     ibp_u32 table_chunk = ~0u;  // chunk whose table is in shared memory (same in every thread)
-    bool table_ok = false, uniform_f = false;
+    bool table_ok = false;
+    ibp_u32 table_flags = 0;  // IBP_TABLE_* of the current table
     if (threadIdx.x == 0) s_bad_tile = 0;
     __syncthreads();
     // Each block takes a contiguous run of tiles, so that consecutive tiles share a chunk (and its table).
@@ -1062,10 +1084,10 @@ ibp_decode_tiles(const IbpGatherParams prm, const ibp_u32* tile_starts, ibp_u32 
             if (table_ok) {
                 const ibp_u8* masks = prm.meta + c.masks_offset;
                 switch (wb) {
-                    case 1: uniform_f = build_table<1>(masks, words_bytes, (ibp_u32)entries, tmask, tinfo); break;
-                    case 2: uniform_f = build_table<2>(masks, words_bytes, (ibp_u32)entries, tmask, tinfo); break;
-                    case 4: uniform_f = build_table<4>(masks, words_bytes, (ibp_u32)entries, tmask, tinfo); break;
-                    default: uniform_f = build_table<8>(masks, words_bytes, (ibp_u32)entries, tmask, tinfo); break;
+                    case 1: table_flags = build_table<1>(masks, words_bytes, (ibp_u32)entries, tmask, tinfo); break;
+                    case 2: table_flags = build_table<2>(masks, words_bytes, (ibp_u32)entries, tmask, tinfo); break;
+                    case 4: table_flags = build_table<4>(masks, words_bytes, (ibp_u32)entries, tmask, tinfo); break;
+                    default: table_flags = build_table<8>(masks, words_bytes, (ibp_u32)entries, tmask, tinfo); break;
                 }
             }
         }
@@ -1205,7 +1227,8 @@ ibp_decode_tiles(const IbpGatherParams prm, const ibp_u32* tile_starts, ibp_u32 
         t.tmask = tmask;
         t.tinfo = tinfo;
         t.use_table = table_ok;
-        t.uniform_f = uniform_f;
+        t.uniform_f = (table_flags & IBP_TABLE_UNIFORM_F) != 0;
+        t.no_multi = (table_flags & IBP_TABLE_NO_MULTI) != 0;
         t.masks = prm.meta + c.masks_offset;
         t.words_bytes = words_bytes;
         t.groups = c.groups_offset;
