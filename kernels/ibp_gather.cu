@@ -113,6 +113,9 @@ struct GmemRecord {
 #ifndef IBP_GATHER_RAW_CHUNKS
 #define IBP_GATHER_RAW_CHUNKS 1  // ibp_gather locates raw-chunk records by position, copies them directly
 #endif
+#if IBP_GATHER_RAW_CHUNKS != 0 && IBP_GATHER_RAW_CHUNKS != 1
+#error "IBP_GATHER_RAW_CHUNKS is 0 or 1"
+#endif
 
 // Inclusive warp scan (shfl.up's in-range predicate guards the add: two instructions per step).
 #define IBP_SCAN_STEP(x, d)                                                   \
@@ -596,56 +599,43 @@ __device__ __forceinline__ Job lookup(const IbpGatherParams& prm, const ibp_u64*
     const ibp_u32 row_count = c.row_count;
     const ibp_u64 r = row - first;
     if (row < first || r >= row_count) { job.code = IBP_STATUS_ROW_INDEX; return job; }
-#if IBP_GATHER_RAW_CHUNKS
-    if (c.group_count == 0) {
-        // Raw chunk (spec 5.5, checked by the loader): record r is raw_padded bytes at r * raw_padded,
-        // no row lengths to read. Copied straight to the output when both sides allow 16-byte
-        // vectors and the record has no padding.
-        const ibp_u64 len = c.raw_padded, off = r * len;
-        const ibp_u64 payload_offset = c.payload_offset, payload_len = c.payload_len;
-        if (off > payload_len || len > payload_len - off || payload_offset > prm.payload_size ||
-            payload_len > prm.payload_size - payload_offset) {
-            job.code = IBP_STATUS_LAYOUT;
-            return job;
+    // A raw chunk's record r is raw_padded bytes at r * raw_padded (spec 5.5, checked by the loader):
+    // no row lengths to read.
+    const bool raw_chunk = IBP_GATHER_RAW_CHUNKS && c.group_count == 0;
+    ibp_u64 off, len;
+    if (raw_chunk) {
+        len = c.raw_padded;
+        off = r * len;
+    } else {
+        const ibp_u64 anchor = c.anchors_index + (r >> 5);
+        const ibp_u32 lb = c.length_bytes, align_log2 = c.align_log2;
+        const ibp_u64 lengths_offset = c.lengths_offset;
+        if (anchor >= prm.anchor_count) { job.code = IBP_STATUS_ROW_INDEX; return job; }
+        // Record offset: anchor + lengths of the rows before r in its 32-row block; lane i holds row (r & ~31) + i.
+        const ibp_u32 r_lane = (ibp_u32)(r & 31);
+        ibp_u64 units = 0;
+        bool index_ok = true;
+        if (lane <= r_lane) {
+            const ibp_u64 at = lengths_offset + ((r & ~31ull) + lane) * lb;  // row <= r < row_count
+            if (at + lb > prm.meta_size) {
+                index_ok = false;
+            } else {
+                const ibp_u8* p = prm.meta + at;
+                ibp_u64 stored = lb == 1 ? (ibp_u64)p[0]
+                               : lb == 2 ? (ibp_u64)(p[0] | (p[1] << 8))
+                                         : (ibp_u64)p[0] | ((ibp_u64)p[1] << 8) | ((ibp_u64)p[2] << 16) | ((ibp_u64)p[3] << 24);
+                units = (ibp_u64)c.length_base + stored;
+            }
         }
-        job.src = prm.payload + payload_offset + off;
-        job.len = len;
-        job.raw = true;
-        job.align_log2 = c.align_log2;
-        const bool direct = len == prm.row_bytes && (prm.row_bytes & 15) == 0 &&
-                            ((((size_t)job.src) | (size_t)prm.out) & 15) == 0;
-        job.staged = !direct && ((len + 30) & ~15ull) + 16 <= prm.stage_bytes;
-        return job;
-    }
-#endif
-    const ibp_u64 anchor = c.anchors_index + (r >> 5);
-    const ibp_u32 lb = c.length_bytes, align_log2 = c.align_log2;
-    const ibp_u64 lengths_offset = c.lengths_offset;
-    if (anchor >= prm.anchor_count) { job.code = IBP_STATUS_ROW_INDEX; return job; }
-    // Record offset: anchor + lengths of the rows before r in its 32-row block; lane i holds row (r & ~31) + i.
-    const ibp_u32 r_lane = (ibp_u32)(r & 31);
-    ibp_u64 units = 0;
-    bool index_ok = true;
-    if (lane <= r_lane) {
-        const ibp_u64 at = lengths_offset + ((r & ~31ull) + lane) * lb;  // row <= r < row_count
-        if (at + lb > prm.meta_size) {
-            index_ok = false;
-        } else {
-            const ibp_u8* p = prm.meta + at;
-            ibp_u64 stored = lb == 1 ? (ibp_u64)p[0]
-                           : lb == 2 ? (ibp_u64)(p[0] | (p[1] << 8))
-                                     : (ibp_u64)p[0] | ((ibp_u64)p[1] << 8) | ((ibp_u64)p[2] << 16) | ((ibp_u64)p[3] << 24);
-            units = (ibp_u64)c.length_base + stored;
-        }
-    }
-    const ibp_u64 anchor_value = prm.anchors[anchor];
-    const ibp_u64 len_lane = units << align_log2;
-    ibp_u64 before = lane < r_lane ? len_lane : 0;
+        const ibp_u64 anchor_value = prm.anchors[anchor];
+        const ibp_u64 len_lane = units << align_log2;
+        ibp_u64 before = lane < r_lane ? len_lane : 0;
 #pragma unroll
-    for (int d = 16; d > 0; d >>= 1) before += __shfl_xor_sync(FULL_MASK, before, d);
-    const ibp_u64 len = __shfl_sync(FULL_MASK, len_lane, r_lane);
-    if (!__all_sync(FULL_MASK, index_ok)) { job.code = IBP_STATUS_LAYOUT; return job; }
-    const ibp_u64 off = anchor_value + before;
+        for (int d = 16; d > 0; d >>= 1) before += __shfl_xor_sync(FULL_MASK, before, d);
+        len = __shfl_sync(FULL_MASK, len_lane, r_lane);
+        if (!__all_sync(FULL_MASK, index_ok)) { job.code = IBP_STATUS_LAYOUT; return job; }
+        off = anchor_value + before;
+    }
     const ibp_u64 payload_offset = c.payload_offset, payload_len = c.payload_len;
     const ibp_u32 raw_padded = c.raw_padded;
     // The record must lie inside the chunk's payload, and the payload inside the buffer.
@@ -657,7 +647,7 @@ __device__ __forceinline__ Job lookup(const IbpGatherParams& prm, const ibp_u64*
     job.src = prm.payload + payload_offset + off;
     job.len = len;
     job.raw = len == raw_padded;
-    job.align_log2 = align_log2;
+    job.align_log2 = c.align_log2;
     if (!job.raw) {
         ibp_u32 g = 0;
         const ibp_u32 G = c.group_count;
@@ -689,8 +679,12 @@ __device__ __forceinline__ Job lookup(const IbpGatherParams& prm, const ibp_u64*
         }
 #endif
     }
-    // Stage when the 16-byte vectors covering the record plus a 16-byte tail fit the buffer.
-    job.staged = ((len + 30) & ~15ull) + 16 <= prm.stage_bytes;
+    // A raw chunk's record is copied straight to the output when both sides allow 16-byte vectors
+    // and it has no padding; others are staged when the 16-byte vectors covering the record plus a
+    // 16-byte tail fit the buffer.
+    const bool direct = raw_chunk && len == prm.row_bytes && (prm.row_bytes & 15) == 0 &&
+                        ((((size_t)job.src) | (size_t)prm.out) & 15) == 0;
+    job.staged = !direct && ((len + 30) & ~15ull) + 16 <= prm.stage_bytes;
     return job;
 }
 

@@ -199,19 +199,7 @@ fn bf16_outlier_rows(rows: usize) -> Vec<u8> {
 /// must find that.
 #[test]
 fn bf16_rows_get_16_bit_words() {
-    let mut rng = Rng(42);
-    let rows = 4096;
-    let mut data = Vec::with_capacity(rows * 64);
-    for _ in 0..rows * 32 {
-        let r = rng.next();
-        let exp = if r % 100 < 15 {
-            (r >> 8) as u16 % 255
-        } else {
-            126 + (r >> 8) as u16 % 2
-        };
-        let bf16 = (exp << 7) | ((r >> 16) as u16 & 0x7F);
-        data.extend_from_slice(&bf16.to_le_bytes());
-    }
+    let data = bf16_outlier_rows(4096);
     let chosen = encode_chunk(&data, 64, &EncodeOptions::default());
     assert_eq!(chosen.meta.word_width, WordWidth::W16);
     for w in WordWidth::ALL {

@@ -470,12 +470,15 @@ fn bad_requests_and_containers_are_typed_errors() {
     assert_eq!(err.code(), Some(ErrorCode::RowIndex));
     // Out-of-range index already on the device: the kernel reports it.
     let rows_d = stream.clone_htod(&[1u64, 2, u64::MAX, 3]).unwrap();
-    let err = entry
-        .gather_device_rows(&rows_d, &mut out, &stream)
-        .unwrap()
-        .wait()
-        .err()
-        .unwrap();
+    let failed_gather = |out: &mut CudaSlice<u8>| {
+        entry
+            .gather_device_rows(&rows_d, out, &stream)
+            .unwrap()
+            .wait()
+            .err()
+            .unwrap()
+    };
+    let err = failed_gather(&mut out);
     assert_eq!(err.code(), Some(ErrorCode::RowIndex));
     assert!(err.to_string().contains("request 2"), "{err}");
     // Status words are reused: the failed launch's word comes back cleared, so the next gathers
@@ -492,12 +495,7 @@ fn bad_requests_and_containers_are_typed_errors() {
             assert_eq!(&got[k * 64..(k + 1) * 64], &data[r * 64..(r + 1) * 64], "request {k}");
         }
     }
-    let err = entry
-        .gather_device_rows(&rows_d, &mut out, &stream)
-        .unwrap()
-        .wait()
-        .err()
-        .unwrap();
+    let err = failed_gather(&mut out);
     assert!(err.to_string().contains("request 2"), "{err}");
     // Output too small.
     let mut small: CudaSlice<u8> = stream.alloc_zeros(64 * 2).unwrap();

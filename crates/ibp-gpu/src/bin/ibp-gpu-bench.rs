@@ -131,15 +131,13 @@ fn datasets(args: &Args) -> Vec<Dataset> {
     for rb in [256usize, 1024, 4096] {
         let rows = base_bytes / rb;
         let dense = float_rows(&mut rng, rows, rb, 0.02, 4);
-        for align_log2 in [4u8, 0, 7] {
-            out.push(Dataset::new("f32-normal-q4", rb, dense.clone(), align_log2));
-        }
+        let q4 = Dataset::new("f32-normal-q4", rb, dense, 4);
+        let q4_others = [0u8, 7].map(|a| Dataset::new("f32-normal-q4", rb, q4.base.clone(), a));
         let normal = Dataset::new("f32-normal", rb, float_rows(&mut rng, rows, rb, 0.02, 0), 4);
-        if rb == 256 {
-            // Small rows that save little: what the GPU options change.
-            out.push(out[out.len() - 3].for_gpu());
-            out.push(normal.for_gpu());
-        }
+        let gpu = (rb == 256).then(|| [q4.for_gpu(), normal.for_gpu()]); // small rows that save little
+        out.push(q4);
+        out.extend(q4_others);
+        out.extend(gpu.into_iter().flatten());
         out.push(normal);
         out.push(Dataset::new(
             "f32-sparse-5%",
