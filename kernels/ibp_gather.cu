@@ -475,15 +475,10 @@ __device__ __forceinline__ void table_store(ibp_u8* dst, ibp_u32 j, typename Wor
 // word j0 + 32 + lane together: both field lengths (<= 64 bits, so a round's sum < 2^16) share one
 // warp scan as the low and high 16 bits of one 32-bit value, and the two words' loads and stores
 // are independent, which gives the scheduler twice the work per dependent step.
-// FAST (rows of one round whose last word is whole, chunks without IBP_TILE_MULTI entries): no round
-// loop, no multi-run branch, no partial-word store.
-#ifndef IBP_TILE_FAST
-#define IBP_TILE_FAST 1
-#endif
 #ifndef IBP_TILE_ROUND_PAIRS
 #define IBP_TILE_ROUND_PAIRS 1
 #endif
-template <int WB, bool FAST = false>
+template <int WB>
 __device__ __forceinline__ ibp_u32 decode_table_row(const ibp_u32* w, ibp_u32 rec_byte, ibp_u32 len, ibp_u8* dst,
                                                     const uint4* tmask, const uint4* tinfo, ibp_u32 n, bool n_ok,
                                                     ibp_u32 row_bytes, ibp_u32 align_log2, ibp_u32 lane) {
@@ -499,7 +494,7 @@ __device__ __forceinline__ ibp_u32 decode_table_row(const ibp_u32* w, ibp_u32 re
     ibp_u32 j0 = 0;
 #if IBP_TILE_ROUND_PAIRS
     // Every word of the first round and at least one of the second exist (j0 + 32 < n).
-    if (!FAST) for (; j0 + 32 < n; j0 += 64) {
+    for (; j0 + 32 < n; j0 += 64) {
         const ibp_u32 ja = j0 + lane, jb = j0 + 32 + lane;
         const bool active_b = jb < n;
         const ibp_u32 pbits_a = sbits32(w, base + j0), pbits_b = sbits32(w, base + j0 + 32);
@@ -538,12 +533,10 @@ __device__ __forceinline__ ibp_u32 decode_table_row(const ibp_u32* w, ibp_u32 re
         const ibp_u32 round_bits = __shfl_sync(FULL_MASK, x, 31);
         if (pos + round_bits > total_bits) return IBP_STATUS_ROW_LENGTH;
         if (active) {
-            const typename Word<WB>::R word = table_word<WB, !FAST>(w, base + pos + (x - f), p, tm, ti);
-            if (FAST) store_word<WB>(dst, j, word, WB, aligned);
-            else table_store<WB>(dst, j, word, n, last_bytes, aligned, partial_bad);
+            const typename Word<WB>::R word = table_word<WB>(w, base + pos + (x - f), p, tm, ti);
+            table_store<WB>(dst, j, word, n, last_bytes, aligned, partial_bad);
         }
         pos += round_bits;
-        if (FAST) break;  // n <= 32
     }
     // Record length rule: L == align_up(ceil(T/8), A).
     const ibp_u32 a = 1u << align_log2;
@@ -957,8 +950,6 @@ __device__ __forceinline__ void decode_tile_rows(const IbpGatherParams& prm, con
     }
 #endif
     const ibp_u32 row_bytes = prm.row_bytes;
-    // One round per row, a whole last word, no multi-run position: the lean row decoder.
-    const bool fast = IBP_TILE_FAST && t.use_table && t.no_multi && t.n_ok && t.n <= 32 && row_bytes == t.n * WB;
     for (ibp_u32 row = warp; row < t.nrows; row += IBP_TILE_WARPS) {
         const ibp_u64 k = t.k0 + row;
         const ibp_u32 off = t.offsets[row];
@@ -985,10 +976,7 @@ __device__ __forceinline__ void decode_tile_rows(const IbpGatherParams& prm, con
                     const ibp_u32 e = g * t.n;
                     const ibp_u32* w = (const ibp_u32*)(t.tile - IBP_TILE_GUARD);
                     const ibp_u32 at = IBP_TILE_GUARD + t.skew + off;
-                    if (fast)
-                        code = decode_table_row<WB, true>(w, at, len, dst, t.tmask + e, t.tinfo + e, t.n, t.n_ok, row_bytes, t.align_log2, lane);
-                    else
-                        code = decode_table_row<WB>(w, at, len, dst, t.tmask + e, t.tinfo + e, t.n, t.n_ok, row_bytes, t.align_log2, lane);
+                    code = decode_table_row<WB>(w, at, len, dst, t.tmask + e, t.tinfo + e, t.n, t.n_ok, row_bytes, t.align_log2, lane);
                 } else {
                     SmemRecord rec;
                     rec.w = (const ibp_u32*)t.tile;
@@ -1000,6 +988,117 @@ __device__ __forceinline__ void decode_tile_rows(const IbpGatherParams& prm, con
             }
         }
         if (code != IBP_STATUS_OK && lane == 0) ibp_report(prm.status, k, code);
+    }
+}
+
+// ---- the lean tile decoder (ibp_decode_tiles_lean) ---------------------------------------------
+//
+// Rows of n <= 32 whole words (row_bytes == n * W/8) through a table with no IBP_TILE_MULTI entry,
+// in two phases per group of up to 32 rows of a warp (the warp's rows are warp, warp + 8, ...):
+//  A. one thread per row checks the record: its length and kind (raw or coded), its group, its
+//     participation bits, its stream length T (n + the sum of F over the participating words + W per
+//     other word; with G == 1 the sum of all F is taken once per tile and only the non-participating
+//     words are visited), the record length rule, the padding bits T .. 8L-1 (a raw record's bytes
+//     after row_bytes), and reports a failure itself;
+//  B. one warp per row, row after row, takes the row's start, participation bits and verdict from
+//     its thread by shuffles; lane j decodes word j (a warp scan gives the field offsets; a raw row's
+//     word j is bits j*W ..) and the row is stored with one coalesced store per lane.
+// The per-row control flow (lookups, checks, votes, reports) thus runs once per 32 rows, not once
+// per row. Same checks, order and codes as decode_tile_rows. Every output word is whole and
+// W/8-aligned (the output is 8-byte aligned and row_bytes a multiple of W/8).
+
+// Bits [from, to) of the shared-memory bit stream w hold a set bit (from <= to).
+__device__ __forceinline__ bool stream_bits_set(const ibp_u32* w, ibp_u32 from, ibp_u32 to) {
+    bool bad = false;
+#pragma unroll 1
+    for (ibp_u32 b = from; b < to; b += 32) bad |= (sbits32(w, b) & low_mask32(to - b)) != 0;
+    return bad;
+}
+
+// Verdict bits of a phase-A row (with the group id from bit 8 on).
+#define IBP_LEAN_DECODE 1u  // the row is to be decoded (its checks passed)
+#define IBP_LEAN_RAW 2u     // its record is raw
+
+template <int WB>
+__device__ __forceinline__ void lean_tile_rows(const IbpGatherParams& prm, const TileCtx& t, ibp_u32 warp, ibp_u32 lane) {
+    typedef typename Word<WB>::R R;
+    typedef typename Word<WB>::T Stored;
+    const ibp_u32 W = WB * 8;
+    const ibp_u32 n = t.n;  // 1 .. 32 (a raw chunk's: any)
+    const ibp_u32 row_bytes = prm.row_bytes;  // n * WB in a coded chunk
+    const bool active = lane < n;
+    const ibp_u32 jt = active ? lane : 0u;
+    const ibp_u32 row_words = n >= 32 ? ~0u : (1u << n) - 1u;
+    const ibp_u32 a_mask = (1u << t.align_log2) - 1u;
+    const ibp_u32* const w = (const ibp_u32*)(t.tile - IBP_TILE_GUARD);
+    const ibp_u32 rec0 = (IBP_TILE_GUARD + t.skew) * 8;
+    ibp_u8* const out0 = prm.out + t.k0 * (ibp_u64)row_bytes;
+    // Group 0's table entry of this lane's position (G == 1: every row's), and the sum of F over
+    // group 0's positions.
+    uint4 tm0 = make_uint4(0u, 0u, 0u, 0u), ti0 = tm0;
+    if (t.G != 0) { tm0 = t.tmask[jt]; ti0 = t.tinfo[jt]; }
+    ibp_u32 f_sum = active ? (ti0.w & 127u) : 0u;
+#pragma unroll
+    for (int d = 16; d > 0; d >>= 1) f_sum += __shfl_xor_sync(FULL_MASK, f_sum, d);
+    for (ibp_u32 i0 = 0; warp + 8 * i0 < t.nrows; i0 += 32) {
+        // A. This thread's row.
+        const ibp_u32 row = warp + 8 * (i0 + lane);
+        const bool valid = row < t.nrows;
+        const ibp_u32 off = valid ? t.offsets[row] : 0u;
+        const ibp_u32 len = valid ? t.offsets[row + 1] - off : 0u;
+        const bool raw = valid && len == t.raw_padded;
+        const ibp_u32 base = rec0 + off * 8;
+        ibp_u32 code = IBP_STATUS_OK, g = 0, pbits = 0;
+        if (valid) {
+            if (raw) {
+                if (stream_bits_set(w, base + row_bytes * 8, base + len * 8)) code = IBP_STATUS_PADDING;
+            } else {
+                if (t.G == 0) code = IBP_STATUS_ROW_LENGTH;  // raw chunk: every record raw (spec 5.5)
+                else if (t.G > 1) {
+                    const ibp_u64 at = t.groups + t.r0 + row;
+                    if (at >= prm.meta_size) code = IBP_STATUS_LAYOUT;
+                    else { g = prm.meta[at]; if (g >= t.G) { code = IBP_STATUS_GROUP_ID; g = 0; } }
+                }
+                if (code == IBP_STATUS_OK) {
+                    pbits = sbits32(w, base) & row_words;
+                    ibp_u32 T = n;
+                    if (t.G == 1) {
+                        T += f_sum;
+                        for (ibp_u32 np = ~pbits & row_words; np != 0; np &= np - 1)
+                            T += W - (t.tinfo[__ffs((int)np) - 1].w & 127u);
+                    } else {
+                        for (ibp_u32 j = 0; j < n; j++)
+                            T += ((pbits >> j) & 1u) ? (t.tinfo[g * n + j].w & 127u) : W;
+                    }
+                    // Record length rule: L == align_up(ceil(T/8), A) (T > 8L fails it too).
+                    if (T > len * 8 || ((((T + 7) >> 3) + a_mask) & ~a_mask) != len) code = IBP_STATUS_ROW_LENGTH;
+                    // Padding bits T .. 8L-1 must be zero (E_PADDING).
+                    else if (stream_bits_set(w, base + T, base + len * 8)) code = IBP_STATUS_PADDING;
+                }
+            }
+            if (code != IBP_STATUS_OK) ibp_report(prm.status, t.k0 + row, code);
+        }
+        const ibp_u32 verdict = (valid && code == IBP_STATUS_OK ? IBP_LEAN_DECODE : 0u) | (raw ? IBP_LEAN_RAW : 0u) | (g << 8);
+        // B. The rows one after the other, one word per lane.
+        const ibp_u32 count = min(32u, (t.nrows - warp + 7) / 8 - i0);  // rows of this group
+        uint4 tm = tm0, ti = ti0;
+        for (ibp_u32 i = 0; i < count; i++) {
+            const ibp_u32 v = __shfl_sync(FULL_MASK, verdict, i);
+            const ibp_u32 b = __shfl_sync(FULL_MASK, base, i);
+            const ibp_u32 pb = __shfl_sync(FULL_MASK, pbits, i);
+            if (!(v & IBP_LEAN_DECODE)) continue;
+            ibp_u8* const dst = out0 + (warp + 8 * (i0 + i)) * row_bytes;  // row < 1024, row_bytes <= TILE_BYTES / 2
+            if (v & IBP_LEAN_RAW) {  // (a raw chunk's rows may have more than 32 words)
+                smem_row_copy(dst, (const ibp_u8*)w + (b >> 3), row_bytes, lane);
+                continue;
+            }
+            if (t.G > 1) { tm = t.tmask[(v >> 8) * n + jt]; ti = t.tinfo[(v >> 8) * n + jt]; }
+            const bool p = (pb >> lane) & 1u;
+            const ibp_u32 f = active ? (p ? (ti.w & 127u) : W) : 0u;
+            const ibp_u32 x = warp_inclusive_scan(f);
+            const R word = table_word<WB, false>(w, b + n + x - f, p, tm, ti);
+            if (active) ((Stored*)dst)[lane] = (Stored)word;
+        }
     }
 }
 
@@ -1024,9 +1123,11 @@ __device__ __forceinline__ ibp_u32 build_table(const ibp_u8* masks, ibp_u64 word
     return (all_uniform ? IBP_TABLE_UNIFORM_F : 0u) | (none_multi ? IBP_TABLE_NO_MULTI : 0u);
 }
 
-extern "C" __global__ void __launch_bounds__(IBP_TILE_THREADS, IBP_TILE_MIN_BLOCKS)
-ibp_decode_tiles(const IbpGatherParams prm, const ibp_u32* tile_starts, ibp_u32 tile_rows, ibp_u32 tile_bytes,
-                 ibp_u32 table_entries) {
+// The body of ibp_decode_tiles (LEAN false) and ibp_decode_tiles_lean (LEAN true: the lean row
+// decoder where a tile allows it, the general one as a call elsewhere).
+template <bool LEAN>
+__device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, const ibp_u32* tile_starts, ibp_u32 tile_rows,
+                                                  ibp_u32 tile_bytes, ibp_u32 table_entries) {
     extern __shared__ __align__(16) ibp_u8 tile_smem[];
     __shared__ ibp_u64 s_tile_start;   // payload offset (within the chunk) of the tile's first record
     __shared__ ibp_u32 s_warp_sums[IBP_TILE_WARPS];
@@ -1235,12 +1336,48 @@ ibp_decode_tiles(const IbpGatherParams prm, const ibp_u32* tile_starts, ibp_u32 
         t.align_log2 = align_log2;
         t.meta_ok = meta_ok;
         t.n_ok = n != 0 && (ibp_u64)(n - 1) * wb < prm.row_bytes && (ibp_u64)n * wb >= prm.row_bytes;
-        switch (wb) {
-            case 1: decode_tile_rows<1>(prm, t, warp, lane); break;
-            case 2: decode_tile_rows<2>(prm, t, warp, lane); break;
-            case 4: decode_tile_rows<4>(prm, t, warp, lane); break;
-            default: decode_tile_rows<8>(prm, t, warp, lane); break;
+        if (LEAN) {
+            // The host launches this kernel only for entries whose chunks all allow it (raw chunks,
+            // or tables of <= 32 whole words with no 3+-run position); anything else is reported.
+            const bool lean = (table_ok && t.no_multi && t.n_ok && n <= 32 && prm.row_bytes == n * wb) || G == 0;
+            if (!lean) {
+                for (ibp_u32 row = threadIdx.x; row < nrows; row += IBP_TILE_THREADS) ibp_report(prm.status, t.k0 + row, IBP_STATUS_LAYOUT);
+            } else if (G != 0 && t.uniform_f && n <= IBP_TILE_SMALL_ROWS) switch (wb) {
+                case 1: decode_small_rows<1>(prm, t, warp, lane); break;
+                case 2: decode_small_rows<2>(prm, t, warp, lane); break;
+                case 4: decode_small_rows<4>(prm, t, warp, lane); break;
+                default: decode_small_rows<8>(prm, t, warp, lane); break;
+            } else switch (wb) {
+                case 1: lean_tile_rows<1>(prm, t, warp, lane); break;
+                case 2: lean_tile_rows<2>(prm, t, warp, lane); break;
+                case 4: lean_tile_rows<4>(prm, t, warp, lane); break;
+                default: lean_tile_rows<8>(prm, t, warp, lane); break;
+            }
+        } else {
+            switch (wb) {
+                case 1: decode_tile_rows<1>(prm, t, warp, lane); break;
+                case 2: decode_tile_rows<2>(prm, t, warp, lane); break;
+                case 4: decode_tile_rows<4>(prm, t, warp, lane); break;
+                default: decode_tile_rows<8>(prm, t, warp, lane); break;
+            }
         }
         __syncthreads();  // the tile buffer, offsets and table are reused
     }
+}
+
+extern "C" __global__ void __launch_bounds__(IBP_TILE_THREADS, IBP_TILE_MIN_BLOCKS)
+ibp_decode_tiles(const IbpGatherParams prm, const ibp_u32* tile_starts, ibp_u32 tile_rows, ibp_u32 tile_bytes,
+                 ibp_u32 table_entries) {
+    decode_tiles_body<false>(prm, tile_starts, tile_rows, tile_bytes, table_entries);
+}
+
+// Ranges of an entry whose coded chunks all have rows of <= 32 whole words (the host checks; tiles
+// the lean decoder cannot take go through the general one).
+#ifndef IBP_LEAN_MIN_BLOCKS
+#define IBP_LEAN_MIN_BLOCKS 4
+#endif
+extern "C" __global__ void __launch_bounds__(IBP_TILE_THREADS, IBP_LEAN_MIN_BLOCKS)
+ibp_decode_tiles_lean(const IbpGatherParams prm, const ibp_u32* tile_starts, ibp_u32 tile_rows, ibp_u32 tile_bytes,
+                      ibp_u32 table_entries) {
+    decode_tiles_body<true>(prm, tile_starts, tile_rows, tile_bytes, table_entries);
 }

@@ -38,11 +38,34 @@ impl GpuRunner {
         self.device.name()
     }
 
-    /// Decodes one chunk's rows on the GPU.
+    /// Decodes one chunk's rows on the GPU. Where the entry uses the lean tile kernel, the general
+    /// one decodes it too and must give the same bytes or the same error (else an `E_IO` failure
+    /// that no vector expects).
     fn decode_chunk(&self, row_bytes: u64, meta: ChunkMeta, payload: &[u8]) -> Result<Vec<u8>, FormatError> {
-        let len = meta.row_count as u64 * row_bytes;
         let entry =
             GpuEntry::load(&self.device, row_bytes, &[meta], &[payload], PayloadHome::Device).map_err(to_format)?;
+        let lean = self.decode_entry(&entry);
+        if entry.uses_lean_tiles() {
+            entry.use_general_tile_decoder(true);
+            let general = self.decode_entry(&entry);
+            let same = match (&lean, &general) {
+                (Ok(a), Ok(b)) => a == b,
+                (Err(a), Err(b)) => a.code == b.code,
+                _ => false,
+            };
+            ensure!(
+                same,
+                ErrorCode::Io,
+                "GPU tile kernels disagree: lean {:?}, general {:?}",
+                lean.as_ref().map(|_| ()),
+                general.as_ref().map(|_| ())
+            );
+        }
+        lean
+    }
+
+    fn decode_entry(&self, entry: &GpuEntry) -> Result<Vec<u8>, FormatError> {
+        let len = entry.row_count() * entry.row_bytes();
         let stream = self.device.new_stream().map_err(to_format)?;
         let mut out = stream
             .alloc_zeros::<u8>(len as usize)

@@ -46,6 +46,7 @@ pub struct GpuDevice {
     ctx: Arc<CudaContext>,
     pub(crate) gather_fn: CudaFunction,
     pub(crate) tiles_fn: CudaFunction,
+    pub(crate) tiles_lean_fn: CudaFunction,
     pub(crate) build_tables_fn: CudaFunction,
     pub(crate) raw_gather_fn: CudaFunction,
     pub(crate) copy_records_fn: CudaFunction,
@@ -122,9 +123,17 @@ impl GpuDevice {
                 TILE_MAX_SMEM.min(max_smem_per_block) as i32,
             )
             .map_err(GpuError::driver("raising ibp_decode_tiles's shared-memory limit"))?;
+        let tiles_lean_fn = func(&gather_mod, "ibp_decode_tiles_lean")?;
+        tiles_lean_fn
+            .set_attribute(
+                sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                TILE_MAX_SMEM.min(max_smem_per_block) as i32,
+            )
+            .map_err(GpuError::driver("raising ibp_decode_tiles_lean's shared-memory limit"))?;
         Ok(Arc::new(GpuDevice {
             gather_fn,
             tiles_fn,
+            tiles_lean_fn,
             build_tables_fn: func(&gather_mod, "ibp_build_tables")?,
             raw_gather_fn: func(&base_mod, "ibp_raw_gather")?,
             copy_records_fn: func(&base_mod, "ibp_copy_records")?,
@@ -187,6 +196,7 @@ impl GpuDevice {
         let fns = [
             ("ibp_gather", &self.gather_fn),
             ("ibp_decode_tiles", &self.tiles_fn),
+            ("ibp_decode_tiles_lean", &self.tiles_lean_fn),
             ("ibp_build_tables", &self.build_tables_fn),
             ("ibp_raw_gather", &self.raw_gather_fn),
             ("ibp_copy_records", &self.copy_records_fn),

@@ -172,6 +172,10 @@ pub struct GpuEntry {
     /// again and again uploads nothing; another stream uploads its own, so it never reads a table
     /// whose upload it has not waited for).
     tile_cache: Mutex<Option<(u64, u64, usize, TileTable)>>,
+    /// Every chunk allows `ibp_decode_tiles_lean` (see [`lean_tiles_allowed`]).
+    lean_allowed: bool,
+    /// Range decodes use `ibp_decode_tiles` even where the lean kernel is allowed (comparisons).
+    force_general: std::sync::atomic::AtomicBool,
 }
 
 /// A range's tile table in device memory, its tile count and its device address (taken at upload:
@@ -274,6 +278,7 @@ impl GpuEntry {
         let max_raw = layout.chunks.iter().map(|c| c.raw_padded as u64).max().unwrap_or(16);
         let budget = (device.gather_smem_limit() / launch::WARPS_PER_BLOCK) as u64 & !15;
         let stage_bytes = ((max_raw + 15) & !15).saturating_add(48).min(budget) as u32;
+        let lean_allowed = lean_tiles_allowed(&layout);
         Ok(GpuEntry {
             device: device.clone(),
             layout,
@@ -290,6 +295,8 @@ impl GpuEntry {
             stage_bytes,
             status_pool: Mutex::new(Vec::new()),
             tile_cache: Mutex::new(None),
+            lean_allowed,
+            force_general: std::sync::atomic::AtomicBool::new(false),
         })
     }
 
@@ -316,6 +323,21 @@ impl GpuEntry {
     /// Device address and readable length of the payload buffer (for baselines).
     pub fn payload_device_ptr(&self) -> (sys::CUdeviceptr, u64) {
         (self.payload_ptr, self.layout.payload_buffer_len)
+    }
+
+    /// Whether range decodes (`decode_range`, `decode_chunk`, `decode_all`) of this entry use the
+    /// lean tile kernel `ibp_decode_tiles_lean`: every chunk is raw or has rows of at most 32 whole
+    /// words whose positions each have at most two runs of free bits per 32-bit half, and
+    /// [`GpuEntry::use_general_tile_decoder`] has not turned it off.
+    pub fn uses_lean_tiles(&self) -> bool {
+        self.lean_allowed && !self.force_general.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// With `true`, range decodes use the general tile kernel `ibp_decode_tiles` even where the lean
+    /// one is allowed (both give the same bytes and errors; for comparisons and tests); `false`
+    /// restores the default. Takes effect for launches after the call.
+    pub fn use_general_tile_decoder(&self, general: bool) {
+        self.force_general.store(general, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Where the payload lives.
@@ -510,8 +532,13 @@ impl GpuEntry {
                 let (starts_d, tile_count, starts_ptr) = self.tile_starts(*first, count, tile_rows, stream)?;
                 p.rows = 0;
                 let blocks = tile_count.clamp(1, self.device.sm_count() as u64 * 8) as u32;
+                let func = if self.uses_lean_tiles() {
+                    &self.device.tiles_lean_fn
+                } else {
+                    &self.device.tiles_fn
+                };
                 launch::decode_tiles(
-                    &self.device.tiles_fn,
+                    func,
                     stream,
                     &p,
                     starts_ptr,
@@ -600,6 +627,45 @@ fn deposit_heavy(c: &crate::layout::ChunkDesc, meta: &[u8]) -> bool {
         })
         .count();
     2 * multi >= entries
+}
+
+/// Number of runs of set bits in `x`.
+fn runs(x: u32) -> u32 {
+    (x & !(x << 1)).count_ones()
+}
+
+/// Whether `ibp_decode_tiles_lean` may decode ranges of `layout`: every chunk is raw (`G = 0`) or
+/// has `1 <= G * n <= TABLE_MAX_ENTRIES`, rows of `n <= 32` whole words (`row_bytes == n * W/8`) and
+/// no position whose free bits form three or more runs in a 32-bit half (the kernel's table takes
+/// at most two per half in its lean path). The kernel checks the same per tile and reports
+/// `E_LAYOUT` for a tile that breaks it, so a wrong answer here fails loudly, never silently.
+fn lean_tiles_allowed(layout: &EntryLayout) -> bool {
+    layout.chunks.iter().all(|c| {
+        if c.group_count == 0 {
+            return true;
+        }
+        let wb = c.word_bytes as usize;
+        let n = c.words_per_row as u64;
+        let entries = c.group_count as usize * c.words_per_row as usize;
+        if n > 32
+            || n * wb as u64 != layout.row_bytes
+            || entries as u64 > crate::device::TABLE_MAX_ENTRIES as u64
+            || !matches!(wb, 1 | 2 | 4 | 8)
+        {
+            return false;
+        }
+        let start = c.masks_offset as usize;
+        let Some(masks) = layout.meta.get(start..start + entries * wb) else {
+            return false;
+        };
+        let word_mask = if wb >= 8 { u64::MAX } else { (1u64 << (8 * wb)) - 1 };
+        masks.chunks_exact(wb).all(|m| {
+            let mut bytes = [0u8; 8];
+            bytes[..wb].copy_from_slice(m);
+            let free = !u64::from_le_bytes(bytes) & word_mask;
+            runs(free as u32) <= 2 && runs((free >> 32) as u32) <= 2
+        })
+    })
 }
 
 /// Byte offset of each chunk's decode table (`u64::MAX`: none) and the tables' total size: chunks
@@ -798,6 +864,52 @@ mod tests {
             }
         }
         assert_eq!(total, next);
+    }
+
+    #[test]
+    fn lean_tile_kernel_only_for_short_whole_word_rows_with_two_runs_per_half() {
+        assert_eq!(
+            [runs(0), runs(1), runs(0b1011), runs(0b10101), runs(u32::MAX)],
+            [0, 1, 2, 3, 1]
+        );
+        let mut rng = Rng::new(6);
+        let layout_of = |data: &[u8], row_bytes: usize, masks: Option<u64>| {
+            let opts = EncodeOptions {
+                align_log2: 4,
+                word_width: Some(ibp_format::WordWidth::W64),
+                ..Default::default()
+            };
+            let (mut metas, _) = encode_rows(data, row_bytes, &opts, 64);
+            if let Some(m) = masks {
+                for meta in metas.iter_mut().filter(|meta| meta.group_count > 0) {
+                    meta.masks.iter_mut().for_each(|x| *x = m);
+                }
+            }
+            EntryLayout::new(row_bytes as u64, &metas).unwrap()
+        };
+        let floats = float_rows(&mut rng, 128, 256, 0.02, 4);
+        let coded = |l: &EntryLayout| l.chunks.iter().filter(|c| c.group_count > 0).count();
+        // 32 words of 64 bits; free bits in one or two runs per 32-bit half: lean.
+        for m in [0xFFFF_0000_FFFF_0000u64, 0x0F0F_FFFF_00FF_FF00, 0] {
+            let l = layout_of(&floats, 256, Some(m));
+            assert!(coded(&l) > 0 && lean_tiles_allowed(&l), "mask {m:#x}");
+        }
+        // Three runs of free bits in either half of one word: not lean.
+        for m in [!0b10101u64, !(0b10101u64 << 40)] {
+            assert!(!lean_tiles_allowed(&layout_of(&floats, 256, Some(m))), "mask {m:#x}");
+        }
+        // 33 words, or a partial last word: not lean.
+        let long = float_rows(&mut rng, 128, 264, 0.02, 4);
+        let l = layout_of(&long, 264, Some(0xFFFF_0000_FFFF_0000));
+        assert!(coded(&l) > 0 && !lean_tiles_allowed(&l));
+        let partial = float_rows(&mut rng, 128, 252, 0.02, 4);
+        let l = layout_of(&partial, 252, Some(0xFFFF_0000_FFFF_0000));
+        assert!(coded(&l) > 0 && !lean_tiles_allowed(&l));
+        // Noise: raw chunks only, which the lean kernel copies.
+        let noise: Vec<u8> = (0..128 * 512).map(|_| rng.next_u64() as u8).collect();
+        let l = layout_of(&noise, 512, None);
+        assert_eq!(coded(&l), 0);
+        assert!(lean_tiles_allowed(&l));
     }
 
     #[test]

@@ -114,11 +114,26 @@ fn decode_all_to_host(entry: &GpuEntry) -> Vec<u8> {
     stream.clone_dtoh(&out).unwrap()
 }
 
-fn check_case(dev: &Arc<GpuDevice>, case: &Case, rng: &mut Rng) {
+/// Checks a case through every path; returns whether its entry has a coded chunk and uses the lean
+/// tile kernel.
+fn check_case(dev: &Arc<GpuDevice>, case: &Case, rng: &mut Rng) -> bool {
+    let mut lean = false;
     for home in [PayloadHome::Device, PayloadHome::HostMapped] {
         let entry = case.load(dev, home);
         let label = format!("{} {home:?}", case.label);
         assert_eq!(decode_all_to_host(&entry), case.expected, "{label}: whole entry");
+        if entry.uses_lean_tiles() {
+            // The general tile kernel gives the same bytes.
+            lean = entry.layout().chunks.iter().any(|c| c.group_count > 0);
+            entry.use_general_tile_decoder(true);
+            assert!(!entry.uses_lean_tiles());
+            assert_eq!(
+                decode_all_to_host(&entry),
+                case.expected,
+                "{label}: whole entry, general kernel"
+            );
+            entry.use_general_tile_decoder(false);
+        }
         // Each chunk on its own.
         let stream = dev.new_stream().unwrap();
         for (i, c) in entry.layout().chunks.iter().enumerate() {
@@ -158,13 +173,14 @@ fn check_case(dev: &Arc<GpuDevice>, case: &Case, rng: &mut Rng) {
             assert_eq!(got, case.expected_rows(rows), "{label}: gather of {} rows", rows.len());
         }
     }
+    lean
 }
 
 #[test]
 fn generated_cases_match_cpu_decoder() {
     let Some(dev) = gpu() else { return };
     let mut rng = Rng::new(1);
-    let mut cases = 0;
+    let (mut cases, mut lean) = (0, 0);
     for w in [WordWidth::W8, WordWidth::W16, WordWidth::W32, WordWidth::W64] {
         let wb = w.bytes();
         for words in [1usize, 31, 32, 33, 100] {
@@ -174,13 +190,88 @@ fn generated_cases_match_cpu_decoder() {
                     let data = patterned_rows(&mut rng, 170, row_bytes, wb, 0.1, 0.05);
                     let opts = fixed_width(w, groups, align_log2);
                     let label = format!("W{} n{words} G{groups} A{}", w.bits(), 1 << align_log2);
-                    check_case(&dev, &Case::new(&data, row_bytes, &opts, 64, label), &mut rng);
+                    lean += usize::from(check_case(
+                        &dev,
+                        &Case::new(&data, row_bytes, &opts, 64, label),
+                        &mut rng,
+                    ));
                     cases += 1;
                 }
             }
         }
     }
-    println!("{cases} generated cases matched the CPU decoder");
+    println!("{cases} generated cases matched the CPU decoder ({lean} with coded chunks through both tile kernels)");
+    assert!(
+        lean >= 4,
+        "only {lean} cases with coded chunks used the lean tile kernel"
+    );
+}
+
+/// Rows of `n` words of `wb` bytes from `groups` templates: position j keeps its template's bits
+/// except a run of free bits from bit 0 whose length (1 .. `max_run`) differs by position, and the
+/// top bit at some positions, so free bits form at most two runs and field lengths differ. The
+/// templates differ only in the two bits above each position's run (so a group that mixes them
+/// still has two runs); 5 % of words and 3 % of rows are noise.
+fn two_run_rows(rng: &mut Rng, rows: usize, n: usize, wb: usize, groups: usize, max_run: u32) -> Vec<u8> {
+    let bits = 8 * wb as u32;
+    let word_mask = if wb == 8 { u64::MAX } else { (1u64 << bits) - 1 };
+    let runs: Vec<u32> = (0..n)
+        .map(|_| 1 + rng.below(max_run.min(bits - 3) as u64) as u32)
+        .collect();
+    let free: Vec<u64> = runs
+        .iter()
+        .map(|&run| ((1u64 << run) - 1) | if rng.below(2) == 0 { 1u64 << (bits - 1) } else { 0 })
+        .collect();
+    let base: Vec<u64> = (0..n).map(|_| rng.next_u64() & word_mask).collect();
+    let mut out = Vec::with_capacity(rows * n * wb);
+    for _ in 0..rows {
+        let noise_row = rng.below(100) < 3;
+        let g = rng.below(groups as u64);
+        for j in 0..n {
+            let template = base[j] ^ (g << runs[j]);
+            let v = if noise_row || rng.below(100) < 5 {
+                rng.next_u64()
+            } else {
+                (template & !free[j]) | (rng.next_u64() & free[j])
+            };
+            out.extend_from_slice(&(v & word_mask).to_le_bytes()[..wb]);
+        }
+    }
+    out
+}
+
+/// Rows of at most 32 whole words with at most two runs of free bits per position, the rows
+/// `ibp_decode_tiles_lean` takes (one thread per row checks records, one warp per row decodes them):
+/// every word width, 2-32 words, 1 or 3 groups, A = 1, 16 and 128, and enough rows for several
+/// groups of 32 rows per warp and several tiles.
+#[test]
+fn short_rows_through_the_lean_tile_kernel_match_cpu_decoder() {
+    let Some(dev) = gpu() else { return };
+    let mut rng = Rng::new(12);
+    let (mut cases, mut lean) = (0, 0);
+    for w in [WordWidth::W8, WordWidth::W16, WordWidth::W32, WordWidth::W64] {
+        for words in [2usize, 7, 16, 17, 25, 32] {
+            for (groups, align_log2, rows, max_run) in
+                [(1usize, 4u8, 3000usize, 64u32), (3, 0, 700, 64), (1, 7, 700, 12)]
+            {
+                let row_bytes = words * w.bytes();
+                let data = two_run_rows(&mut rng, rows, words, w.bytes(), groups, max_run);
+                let opts = fixed_width(w, groups as u32, align_log2);
+                let label = format!("lean W{} n{words} G{groups} A{}", w.bits(), 1 << align_log2);
+                lean += usize::from(check_case(
+                    &dev,
+                    &Case::new(&data, row_bytes, &opts, 256, label),
+                    &mut rng,
+                ));
+                cases += 1;
+            }
+        }
+    }
+    println!("{cases} short-row cases matched the CPU decoder ({lean} with coded chunks through both tile kernels)");
+    assert!(
+        2 * lean >= cases,
+        "only {lean} of {cases} short-row cases used the lean tile kernel"
+    );
 }
 
 /// Every position with the same field length (the tile kernel's several-rows-per-warp path for rows of
@@ -345,7 +436,7 @@ fn real_data_matches_cpu_decoder() {
 fn corrupt_records_rejected_like_cpu() {
     let Some(dev) = gpu() else { return };
     let mut rng = Rng::new(4);
-    let mut checked = [0usize; 2];
+    let mut checked = [0usize; 3];
     // Rows of 24 words (one round) and of 80-100 words (round pairs and a last round).
     for (w, align_log2, groups, words) in [
         (WordWidth::W8, 0u8, 1u32, 24usize),
@@ -370,11 +461,30 @@ fn corrupt_records_rejected_like_cpu() {
         let data = uniform_rows(&mut rng, 64, row_bytes, w.bytes(), 2 * w.bytes() as u32, 0.05, 0.1);
         corrupt_and_compare(&dev, &mut rng, &data, row_bytes, w, align_log2, groups, &mut checked);
     }
+    // Rows the lean tile kernel takes (<= 32 words, at most two runs of free bits per position).
+    for (w, align_log2, groups, words) in [
+        (WordWidth::W64, 4u8, 1u32, 25usize),
+        (WordWidth::W16, 0, 3, 32),
+        (WordWidth::W32, 2, 1, 17),
+    ] {
+        let data = two_run_rows(&mut rng, 64, words, w.bytes(), groups as usize, 64);
+        corrupt_and_compare(
+            &dev,
+            &mut rng,
+            &data,
+            words * w.bytes(),
+            w,
+            align_log2,
+            groups,
+            &mut checked,
+        );
+    }
     println!(
-        "corrupt rows: {} decoded identically, {} rejected with the CPU's code",
-        checked[0], checked[1]
+        "corrupt rows: {} decoded identically, {} rejected with the CPU's code; {} corrupt entries through the lean tile kernel",
+        checked[0], checked[1], checked[2]
     );
     assert!(checked[1] > 0, "no corruption was detected at all");
+    assert!(checked[2] > 0, "no corrupt entry went through the lean tile kernel");
 }
 
 /// Flips random payload bits of `data`'s encoding 40 times (CRC fixed) and compares every row's
@@ -388,7 +498,7 @@ fn corrupt_and_compare(
     w: WordWidth,
     align_log2: u8,
     groups: u32,
-    checked: &mut [usize; 2],
+    checked: &mut [usize; 3],
 ) {
     let opts = fixed_width(w, groups, align_log2);
     let (metas, payloads) = encode_rows(data, row_bytes, &opts, 64);
@@ -412,9 +522,17 @@ fn corrupt_and_compare(
             let mut cpu = vec![0u8; row_bytes];
             let cpu_res = decode_chunk_rows(&meta, &payload, &[r], DecoderKind::Oracle, &mut cpu);
             // The gather kernel, and the tile kernel on a one-row range.
+            let lean = entry.uses_lean_tiles();
+            entry.use_general_tile_decoder(true);
+            let general = range_to_host(&entry, r as u64, 1);
+            entry.use_general_tile_decoder(false);
             for (path, gpu_res) in [
                 ("gather", gather_to_host(&entry, &[r as u64])),
-                ("range", range_to_host(&entry, r as u64, 1)),
+                (
+                    if lean { "range, lean" } else { "range" },
+                    range_to_host(&entry, r as u64, 1),
+                ),
+                ("range, general", general),
             ] {
                 match (&cpu_res, gpu_res) {
                     (Ok(()), Ok(g)) => {
@@ -436,6 +554,19 @@ fn corrupt_and_compare(
         let mut cpu = vec![0u8; row_bytes * meta.row_count as usize];
         let cpu_whole = decode_chunk(&meta, &payload, DecoderKind::Oracle, &mut cpu);
         assert_eq!(whole.is_ok(), cpu_whole.is_ok(), "whole-entry verdicts differ");
+        if whole.is_ok() {
+            assert_eq!(stream.clone_dtoh(&out).unwrap(), cpu, "whole entry: bytes differ");
+        }
+        // Both tile kernels name the same first failing row and code.
+        entry.use_general_tile_decoder(true);
+        let general = entry.decode_all(&mut out, &stream).unwrap().wait();
+        entry.use_general_tile_decoder(false);
+        assert_eq!(
+            whole.map_err(|e| e.to_string()),
+            general.map_err(|e| e.to_string()),
+            "whole entry: lean and general tile kernels differ"
+        );
+        checked[2] += usize::from(entry.uses_lean_tiles() && meta.group_count > 0);
     }
 }
 

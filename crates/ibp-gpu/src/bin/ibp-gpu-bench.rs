@@ -330,6 +330,8 @@ struct WholeRow {
     saved: f64,
     decode: f64,
     d2d: f64,
+    /// The general tile kernel's decode where the entry uses the lean one (same run).
+    general: Option<f64>,
 }
 
 fn main() {
@@ -557,11 +559,19 @@ fn main() {
                 stream.memcpy_dtod(&src, &mut all).unwrap();
                 None
             });
-            let got = stream.clone_dtoh(&all.slice(..ds.base.len().min(raw_len))).unwrap();
+            // (The D2D copy overwrote the output: decode once more to check it.)
             ent_d.decode_all(&mut all, &stream).unwrap().wait().unwrap();
-            let got2 = stream.clone_dtoh(&all.slice(..ds.base.len().min(raw_len))).unwrap();
-            assert_eq!(got2, &ds.base[..got2.len()], "{}: whole-entry decode differs", ds.name);
-            let _ = got;
+            let got = stream.clone_dtoh(&all.slice(..ds.base.len().min(raw_len))).unwrap();
+            assert_eq!(got, &ds.base[..got.len()], "{}: whole-entry decode differs", ds.name);
+            // The general tile kernel on the same entry, where the lean one is in use.
+            let general = ent_d.uses_lean_tiles().then(|| {
+                ent_d.use_general_tile_decoder(true);
+                let t = time_gpu(&stream, reps, || Some(ent_d.decode_all(&mut all, &stream).unwrap()));
+                let got = stream.clone_dtoh(&all.slice(..ds.base.len().min(raw_len))).unwrap();
+                assert_eq!(got, &ds.base[..got.len()], "{}: general tile kernel differs", ds.name);
+                ent_d.use_general_tile_decoder(false);
+                gbps(raw_len, t)
+            });
             let w = WholeRow {
                 name: ds.name.clone(),
                 rb,
@@ -569,6 +579,7 @@ fn main() {
                 saved,
                 decode: gbps(raw_len, dec),
                 d2d: gbps(raw_len, d2d),
+                general,
             };
             println!(
                 "whole entry from device memory: decode {:.0} GB/s, D2D copy {:.0} GB/s",
@@ -635,11 +646,17 @@ fn main() {
         );
     }
     println!("\n### Whole-entry decode from device memory (GB/s of uncompressed rows)\n");
-    println!("| dataset | row B | A | saved % | IBP decode | D2D copy of output size | decode/D2D |");
-    println!("| --- | --- | --- | --- | --- | --- | --- |");
+    println!(
+        "| dataset | row B | A | saved % | IBP decode | D2D copy of output size | decode/D2D | kernel | general kernel/D2D |"
+    );
+    println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
     for w in &whole_rows {
+        let (kernel, general) = match w.general {
+            Some(g) => ("lean", format!("{:.2}", g / w.d2d)),
+            None => ("general", "-".to_string()),
+        };
         println!(
-            "| {} | {} | {} | {:.1} | {:.0} | {:.0} | {:.2} |",
+            "| {} | {} | {} | {:.1} | {:.0} | {:.0} | {:.2} | {kernel} | {general} |",
             w.name,
             w.rb,
             w.align,
