@@ -993,19 +993,21 @@ __device__ __forceinline__ void decode_tile_rows(const IbpGatherParams& prm, con
 
 // ---- the lean tile decoder (ibp_decode_tiles_lean) ---------------------------------------------
 //
-// Rows of n <= 32 whole words (row_bytes == n * W/8) through a table with no IBP_TILE_MULTI entry,
-// in two phases per group of up to 32 rows of a warp (the warp's rows are warp, warp + 8, ...):
+// Rows of whole words (row_bytes == n * W/8) of chunks with a table, in two phases per group of up
+// to 32 rows of a warp (the warp's rows are warp, warp + 8, ...):
 //  A. one thread per row checks the record: its length and kind (raw or coded), its group, its
-//     participation bits, its stream length T (n + the sum of F over the participating words + W per
-//     other word; with G == 1 the sum of all F is taken once per tile and only the non-participating
-//     words are visited), the record length rule, the padding bits T .. 8L-1 (a raw record's bytes
-//     after row_bytes), and reports a failure itself;
-//  B. one warp per row, row after row, takes the row's start, participation bits and verdict from
-//     its thread by shuffles; lane j decodes word j (a warp scan gives the field offsets; a raw row's
-//     word j is bits j*W ..) and the row is stored with one coalesced store per lane.
+//     stream length T (n + F of each participating word + W per other word; with G == 1 the sum of
+//     all F is taken once per tile and only the non-participating words are visited), the record
+//     length rule, the padding bits T .. 8L-1 (a raw record's bytes after row_bytes), and reports
+//     a failure itself;
+//  B. one warp per row, row after row, takes the row's start and verdict (and, for rows of at most
+//     32 words, its participation bits) from its thread by shuffles and decodes it without checks:
+//     lane j decodes word j of each round of 32 words (two rounds per step while two remain, their
+//     field lengths sharing one warp scan as in decode_table_row); a raw row is copied.
 // The per-row control flow (lookups, checks, votes, reports) thus runs once per 32 rows, not once
 // per row. Same checks, order and codes as decode_tile_rows. Every output word is whole and
-// W/8-aligned (the output is 8-byte aligned and row_bytes a multiple of W/8).
+// W/8-aligned (the output is 8-byte aligned and row_bytes a multiple of W/8). MULTI: the chunk's
+// table has IBP_TILE_MULTI entries.
 
 // Bits [from, to) of the shared-memory bit stream w hold a set bit (from <= to).
 __device__ __forceinline__ bool stream_bits_set(const ibp_u32* w, ibp_u32 from, ibp_u32 to) {
@@ -1019,25 +1021,48 @@ __device__ __forceinline__ bool stream_bits_set(const ibp_u32* w, ibp_u32 from, 
 #define IBP_LEAN_DECODE 1u  // the row is to be decoded (its checks passed)
 #define IBP_LEAN_RAW 2u     // its record is raw
 
-template <int WB>
+// Phase B of a coded row of 33 .. 64 words at stream bit b (its group's table entries tmask/tinfo):
+// word lane and word 32 + lane, whose field lengths share one warp scan (as in decode_table_row).
+template <int WB, bool MULTI>
+__device__ __forceinline__ void lean_two_rounds(const ibp_u32* w, ibp_u32 b, ibp_u32 n, const uint4* tmask,
+                                                const uint4* tinfo, ibp_u8* dst, ibp_u32 lane) {
+    typedef typename Word<WB>::T Stored;
+    const ibp_u32 W = WB * 8;
+    const ibp_u32 jb = 32 + lane;
+    const bool active_b = jb < n;
+    const bool pa = (sbits32(w, b) >> lane) & 1u;
+    const bool pb = active_b && ((sbits32(w, b + 32) >> lane) & 1u);
+    const uint4 tma = tmask[lane], tia = tinfo[lane];
+    const uint4 tmb = tmask[active_b ? jb : 0u], tib = tinfo[active_b ? jb : 0u];
+    const ibp_u32 fa = pa ? (tia.w & 127u) : W;
+    const ibp_u32 fb = active_b ? (pb ? (tib.w & 127u) : W) : 0u;
+    const ibp_u32 x = warp_inclusive_scan(fa | (fb << 16));
+    const ibp_u32 bits_a = __shfl_sync(FULL_MASK, x, 31) & 0xffffu;
+    const ibp_u32 pos = b + n;  // stream bit of the first field
+    const typename Word<WB>::R word_a = table_word<WB, MULTI>(w, pos + (x & 0xffffu) - fa, pa, tma, tia);
+    if (active_b) ((Stored*)dst)[jb] = (Stored)table_word<WB, MULTI>(w, pos + bits_a + (x >> 16) - fb, pb, tmb, tib);
+    ((Stored*)dst)[lane] = (Stored)word_a;
+}
+
+template <int WB, bool MULTI>
 __device__ __forceinline__ void lean_tile_rows(const IbpGatherParams& prm, const TileCtx& t, ibp_u32 warp, ibp_u32 lane) {
     typedef typename Word<WB>::R R;
     typedef typename Word<WB>::T Stored;
     const ibp_u32 W = WB * 8;
-    const ibp_u32 n = t.n;  // 1 .. 32 (a raw chunk's: any)
+    const ibp_u32 n = t.n;  // 1 .. 64 (a raw chunk's: any)
+    const bool short_rows = n <= 32;
     const ibp_u32 row_bytes = prm.row_bytes;  // n * WB in a coded chunk
     const bool active = lane < n;
     const ibp_u32 jt = active ? lane : 0u;
-    const ibp_u32 row_words = n >= 32 ? ~0u : (1u << n) - 1u;
+    const ibp_u32 first_words = n >= 32 ? ~0u : (1u << n) - 1u;  // the first round's words
     const ibp_u32 a_mask = (1u << t.align_log2) - 1u;
     const ibp_u32* const w = (const ibp_u32*)(t.tile - IBP_TILE_GUARD);
     const ibp_u32 rec0 = (IBP_TILE_GUARD + t.skew) * 8;
     ibp_u8* const out0 = prm.out + t.k0 * (ibp_u64)row_bytes;
-    // Group 0's table entry of this lane's position (G == 1: every row's), and the sum of F over
-    // group 0's positions.
-    uint4 tm0 = make_uint4(0u, 0u, 0u, 0u), ti0 = tm0;
-    if (t.G != 0) { tm0 = t.tmask[jt]; ti0 = t.tinfo[jt]; }
-    ibp_u32 f_sum = active ? (ti0.w & 127u) : 0u;
+    // The sum of F over group 0's positions.
+    ibp_u32 f_sum = 0;
+    if (t.G != 0)
+        for (ibp_u32 j = lane; j < n; j += 32) f_sum += t.tinfo[j].w & 127u;
 #pragma unroll
     for (int d = 16; d > 0; d >>= 1) f_sum += __shfl_xor_sync(FULL_MASK, f_sum, d);
     for (ibp_u32 i0 = 0; warp + 8 * i0 < t.nrows; i0 += 32) {
@@ -1059,17 +1084,23 @@ __device__ __forceinline__ void lean_tile_rows(const IbpGatherParams& prm, const
                     if (at >= prm.meta_size) code = IBP_STATUS_LAYOUT;
                     else { g = prm.meta[at]; if (g >= t.G) { code = IBP_STATUS_GROUP_ID; g = 0; } }
                 }
+                // n > 8L: T > 8L below; the participation bits are read inside the tile buffer anyway.
                 if (code == IBP_STATUS_OK) {
-                    pbits = sbits32(w, base) & row_words;
+                    pbits = sbits32(w, base) & first_words;
                     ibp_u32 T = n;
-                    if (t.G == 1) {
-                        T += f_sum;
-                        for (ibp_u32 np = ~pbits & row_words; np != 0; np &= np - 1)
-                            T += W - (t.tinfo[__ffs((int)np) - 1].w & 127u);
-                    } else {
-                        for (ibp_u32 j = 0; j < n; j++)
-                            T += ((pbits >> j) & 1u) ? (t.tinfo[g * n + j].w & 127u) : W;
+                    // (Rounds: 1 or 2.) With G == 1 only the non-participating words are visited.
+                    for (ibp_u32 j0 = 0; j0 < n; j0 += 32) {
+                        const ibp_u32 words = n - j0 >= 32 ? ~0u : (1u << (n - j0)) - 1u;
+                        const ibp_u32 part = j0 == 0 ? pbits : sbits32(w, base + j0) & words;
+                        if (t.G == 1) {
+                            for (ibp_u32 np = ~part & words; np != 0; np &= np - 1)
+                                T += W - (t.tinfo[j0 + __ffs((int)np) - 1].w & 127u);
+                        } else {
+                            const uint4* const ti = t.tinfo + g * n + j0;
+                            for (ibp_u32 j = 0; j < 32 && j0 + j < n; j++) T += ((part >> j) & 1u) ? (ti[j].w & 127u) : W;
+                        }
                     }
+                    if (t.G == 1) T += f_sum;
                     // Record length rule: L == align_up(ceil(T/8), A) (T > 8L fails it too).
                     if (T > len * 8 || ((((T + 7) >> 3) + a_mask) & ~a_mask) != len) code = IBP_STATUS_ROW_LENGTH;
                     // Padding bits T .. 8L-1 must be zero (E_PADDING).
@@ -1079,24 +1110,31 @@ __device__ __forceinline__ void lean_tile_rows(const IbpGatherParams& prm, const
             if (code != IBP_STATUS_OK) ibp_report(prm.status, t.k0 + row, code);
         }
         const ibp_u32 verdict = (valid && code == IBP_STATUS_OK ? IBP_LEAN_DECODE : 0u) | (raw ? IBP_LEAN_RAW : 0u) | (g << 8);
-        // B. The rows one after the other, one word per lane.
+        // B. The rows one after the other.
         const ibp_u32 count = min(32u, (t.nrows - warp + 7) / 8 - i0);  // rows of this group
-        uint4 tm = tm0, ti = ti0;
+        // Group 0's entry of this lane's position (rows of <= 32 words with G == 1: every row's).
+        uint4 tm = make_uint4(0u, 0u, 0u, 0u), ti = tm;
+        if (t.G != 0) { tm = t.tmask[jt]; ti = t.tinfo[jt]; }
         for (ibp_u32 i = 0; i < count; i++) {
             const ibp_u32 v = __shfl_sync(FULL_MASK, verdict, i);
             const ibp_u32 b = __shfl_sync(FULL_MASK, base, i);
             const ibp_u32 pb = __shfl_sync(FULL_MASK, pbits, i);
             if (!(v & IBP_LEAN_DECODE)) continue;
             ibp_u8* const dst = out0 + (warp + 8 * (i0 + i)) * row_bytes;  // row < 1024, row_bytes <= TILE_BYTES / 2
-            if (v & IBP_LEAN_RAW) {  // (a raw chunk's rows may have more than 32 words)
+            if (v & IBP_LEAN_RAW) {  // (a raw chunk's rows may have any number of words)
                 smem_row_copy(dst, (const ibp_u8*)w + (b >> 3), row_bytes, lane);
                 continue;
             }
-            if (t.G > 1) { tm = t.tmask[(v >> 8) * n + jt]; ti = t.tinfo[(v >> 8) * n + jt]; }
+            const ibp_u32 e0 = (v >> 8) * n;  // the row's group's first table entry
+            if (!short_rows) {
+                lean_two_rounds<WB, MULTI>(w, b, n, t.tmask + e0, t.tinfo + e0, dst, lane);
+                continue;
+            }
+            if (t.G > 1) { tm = t.tmask[e0 + jt]; ti = t.tinfo[e0 + jt]; }
             const bool p = (pb >> lane) & 1u;
             const ibp_u32 f = active ? (p ? (ti.w & 127u) : W) : 0u;
             const ibp_u32 x = warp_inclusive_scan(f);
-            const R word = table_word<WB, false>(w, b + n + x - f, p, tm, ti);
+            const R word = table_word<WB, MULTI>(w, b + n + x - f, p, tm, ti);
             if (active) ((Stored*)dst)[lane] = (Stored)word;
         }
     }
@@ -1338,8 +1376,8 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
         t.n_ok = n != 0 && (ibp_u64)(n - 1) * wb < prm.row_bytes && (ibp_u64)n * wb >= prm.row_bytes;
         if (LEAN) {
             // The host launches this kernel only for entries whose chunks all allow it (raw chunks,
-            // or tables of <= 32 whole words with no 3+-run position); anything else is reported.
-            const bool lean = (table_ok && t.no_multi && t.n_ok && n <= 32 && prm.row_bytes == n * wb) || G == 0;
+            // or tables of rows of <= 64 whole words); anything else is reported.
+            const bool lean = (table_ok && t.n_ok && n <= 64 && prm.row_bytes == n * wb) || G == 0;
             if (!lean) {
                 for (ibp_u32 row = threadIdx.x; row < nrows; row += IBP_TILE_THREADS) ibp_report(prm.status, t.k0 + row, IBP_STATUS_LAYOUT);
             } else if (G != 0 && t.uniform_f && n <= IBP_TILE_SMALL_ROWS) switch (wb) {
@@ -1347,11 +1385,16 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
                 case 2: decode_small_rows<2>(prm, t, warp, lane); break;
                 case 4: decode_small_rows<4>(prm, t, warp, lane); break;
                 default: decode_small_rows<8>(prm, t, warp, lane); break;
+            } else if (G == 0 || t.no_multi) switch (wb) {
+                case 1: lean_tile_rows<1, false>(prm, t, warp, lane); break;
+                case 2: lean_tile_rows<2, false>(prm, t, warp, lane); break;
+                case 4: lean_tile_rows<4, false>(prm, t, warp, lane); break;
+                default: lean_tile_rows<8, false>(prm, t, warp, lane); break;
             } else switch (wb) {
-                case 1: lean_tile_rows<1>(prm, t, warp, lane); break;
-                case 2: lean_tile_rows<2>(prm, t, warp, lane); break;
-                case 4: lean_tile_rows<4>(prm, t, warp, lane); break;
-                default: lean_tile_rows<8>(prm, t, warp, lane); break;
+                case 1: lean_tile_rows<1, true>(prm, t, warp, lane); break;
+                case 2: lean_tile_rows<2, true>(prm, t, warp, lane); break;
+                case 4: lean_tile_rows<4, true>(prm, t, warp, lane); break;
+                default: lean_tile_rows<8, true>(prm, t, warp, lane); break;
             }
         } else {
             switch (wb) {

@@ -326,9 +326,9 @@ impl GpuEntry {
     }
 
     /// Whether range decodes (`decode_range`, `decode_chunk`, `decode_all`) of this entry use the
-    /// lean tile kernel `ibp_decode_tiles_lean`: every chunk is raw or has rows of at most 32 whole
-    /// words whose positions each have at most two runs of free bits per 32-bit half, and
-    /// [`GpuEntry::use_general_tile_decoder`] has not turned it off.
+    /// lean tile kernel `ibp_decode_tiles_lean` (records checked by one thread per row, rows decoded
+    /// by one warp per row): every chunk is raw or has rows of whole words and a per-position table
+    /// of at most 1024 entries, and [`GpuEntry::use_general_tile_decoder`] has not turned it off.
     pub fn uses_lean_tiles(&self) -> bool {
         self.lean_allowed && !self.force_general.load(std::sync::atomic::Ordering::Relaxed)
     }
@@ -629,43 +629,23 @@ fn deposit_heavy(c: &crate::layout::ChunkDesc, meta: &[u8]) -> bool {
     2 * multi >= entries
 }
 
-/// Number of runs of set bits in `x`.
-fn runs(x: u32) -> u32 {
-    (x & !(x << 1)).count_ones()
-}
-
-/// Whether `ibp_decode_tiles_lean` may decode ranges of `layout`: every chunk is raw (`G = 0`) or
-/// has `1 <= G * n <= TABLE_MAX_ENTRIES`, rows of `n <= 32` whole words (`row_bytes == n * W/8`) and
-/// no position whose free bits form three or more runs in a 32-bit half (the kernel's table takes
-/// at most two per half in its lean path). The kernel checks the same per tile and reports
-/// `E_LAYOUT` for a tile that breaks it, so a wrong answer here fails loudly, never silently.
+/// Whether `ibp_decode_tiles_lean` decodes ranges of `layout`: it has a coded chunk, and every coded
+/// chunk has `1 <= G * n <= TABLE_MAX_ENTRIES` (its positions' table fits the kernel's shared
+/// memory) and rows of at most 64 whole words (`row_bytes == n * W/8`, `n <= 64`). The kernel checks
+/// the same per tile and reports `E_LAYOUT` for a tile that breaks it, so a wrong answer here fails
+/// loudly, never silently. Longer rows give a warp too few rows per tile for its one-thread-per-row
+/// checks (measured slower on the H200 from 1.5 KiB rows on: bench/GPU_NOTES.md entry 19), and
+/// entries of raw chunks only copy at the same speed through either kernel.
 fn lean_tiles_allowed(layout: &EntryLayout) -> bool {
-    layout.chunks.iter().all(|c| {
-        if c.group_count == 0 {
-            return true;
-        }
-        let wb = c.word_bytes as usize;
-        let n = c.words_per_row as u64;
-        let entries = c.group_count as usize * c.words_per_row as usize;
-        if n > 32
-            || n * wb as u64 != layout.row_bytes
-            || entries as u64 > crate::device::TABLE_MAX_ENTRIES as u64
-            || !matches!(wb, 1 | 2 | 4 | 8)
-        {
-            return false;
-        }
-        let start = c.masks_offset as usize;
-        let Some(masks) = layout.meta.get(start..start + entries * wb) else {
-            return false;
-        };
-        let word_mask = if wb >= 8 { u64::MAX } else { (1u64 << (8 * wb)) - 1 };
-        masks.chunks_exact(wb).all(|m| {
-            let mut bytes = [0u8; 8];
-            bytes[..wb].copy_from_slice(m);
-            let free = !u64::from_le_bytes(bytes) & word_mask;
-            runs(free as u32) <= 2 && runs((free >> 32) as u32) <= 2
+    let coded = |c: &&crate::layout::ChunkDesc| c.group_count > 0;
+    layout.chunks.iter().any(|c| coded(&c))
+        && layout.chunks.iter().filter(coded).all(|c| {
+            let entries = c.group_count as u64 * c.words_per_row as u64;
+            matches!(c.word_bytes, 1 | 2 | 4 | 8)
+                && c.words_per_row <= 64
+                && c.words_per_row as u64 * c.word_bytes as u64 == layout.row_bytes
+                && entries <= crate::device::TABLE_MAX_ENTRIES as u64
         })
-    })
 }
 
 /// Byte offset of each chunk's decode table (`u64::MAX`: none) and the tables' total size: chunks
@@ -867,49 +847,52 @@ mod tests {
     }
 
     #[test]
-    fn lean_tile_kernel_only_for_short_whole_word_rows_with_two_runs_per_half() {
-        assert_eq!(
-            [runs(0), runs(1), runs(0b1011), runs(0b10101), runs(u32::MAX)],
-            [0, 1, 2, 3, 1]
-        );
+    fn lean_tile_kernel_only_for_short_whole_word_rows() {
         let mut rng = Rng::new(6);
-        let layout_of = |data: &[u8], row_bytes: usize, masks: Option<u64>| {
+        let layout_of = |data: &[u8], row_bytes: usize, w: ibp_format::WordWidth, groups: u32| {
             let opts = EncodeOptions {
                 align_log2: 4,
-                word_width: Some(ibp_format::WordWidth::W64),
+                word_width: Some(w),
+                groups,
                 ..Default::default()
             };
-            let (mut metas, _) = encode_rows(data, row_bytes, &opts, 64);
-            if let Some(m) = masks {
-                for meta in metas.iter_mut().filter(|meta| meta.group_count > 0) {
-                    meta.masks.iter_mut().for_each(|x| *x = m);
-                }
-            }
+            let (metas, _) = encode_rows(data, row_bytes, &opts, 64);
             EntryLayout::new(row_bytes as u64, &metas).unwrap()
         };
-        let floats = float_rows(&mut rng, 128, 256, 0.02, 4);
         let coded = |l: &EntryLayout| l.chunks.iter().filter(|c| c.group_count > 0).count();
-        // 32 words of 64 bits; free bits in one or two runs per 32-bit half: lean.
-        for m in [0xFFFF_0000_FFFF_0000u64, 0x0F0F_FFFF_00FF_FF00, 0] {
-            let l = layout_of(&floats, 256, Some(m));
-            assert!(coded(&l) > 0 && lean_tiles_allowed(&l), "mask {m:#x}");
+        use ibp_format::WordWidth::{W32, W64};
+        // 1-64 whole words per row: lean.
+        for (row_bytes, w) in [(128, W64), (256, W64), (256, W32), (512, W64)] {
+            let l = layout_of(&float_rows(&mut rng, 256, row_bytes, 0.02, 4), row_bytes, w, 1);
+            assert!(coded(&l) > 0 && lean_tiles_allowed(&l), "{row_bytes} B W{}", w.bits());
         }
-        // Three runs of free bits in either half of one word: not lean.
-        for m in [!0b10101u64, !(0b10101u64 << 40)] {
-            assert!(!lean_tiles_allowed(&layout_of(&floats, 256, Some(m))), "mask {m:#x}");
+        // 65 words, or a partial last word: not lean.
+        for (row_bytes, w) in [(520, W64), (260, W32), (252, W64)] {
+            let l = layout_of(&float_rows(&mut rng, 256, row_bytes, 0.02, 4), row_bytes, w, 1);
+            assert!(coded(&l) > 0 && !lean_tiles_allowed(&l), "{row_bytes} B W{}", w.bits());
         }
-        // 33 words, or a partial last word: not lean.
-        let long = float_rows(&mut rng, 128, 264, 0.02, 4);
-        let l = layout_of(&long, 264, Some(0xFFFF_0000_FFFF_0000));
-        assert!(coded(&l) > 0 && !lean_tiles_allowed(&l));
-        let partial = float_rows(&mut rng, 128, 252, 0.02, 4);
-        let l = layout_of(&partial, 252, Some(0xFFFF_0000_FFFF_0000));
-        assert!(coded(&l) > 0 && !lean_tiles_allowed(&l));
-        // Noise: raw chunks only, which the lean kernel copies.
-        let noise: Vec<u8> = (0..128 * 512).map(|_| rng.next_u64() as u8).collect();
-        let l = layout_of(&noise, 512, None);
-        assert_eq!(coded(&l), 0);
-        assert!(lean_tiles_allowed(&l));
+        // Raw chunks only (noise): the general kernel; raw chunks beside coded ones: lean.
+        let noise: Vec<u8> = (0..128 * 256).map(|_| rng.next_u64() as u8).collect();
+        let l = layout_of(&noise, 256, W64, 1);
+        assert!(coded(&l) == 0 && !lean_tiles_allowed(&l));
+        let mut mixed = float_rows(&mut rng, 64, 256, 0.02, 4);
+        mixed.extend_from_slice(&noise);
+        let l = layout_of(&mixed, 256, W64, 1);
+        assert!(coded(&l) > 0 && coded(&l) < l.chunks.len() && lean_tiles_allowed(&l));
+        // More table entries (G * n) than the kernel holds: not lean.
+        let mut many = Vec::new();
+        for g in 0..40u8 {
+            many.extend((0..64 * 512).map(|i| if i % 8 == 7 { g } else { (rng.next_u64() & 1) as u8 }));
+        }
+        let l = layout_of(&many, 512, W64, 40);
+        let max_entries = l
+            .chunks
+            .iter()
+            .map(|c| c.group_count as u32 * c.words_per_row)
+            .max()
+            .unwrap();
+        assert!(max_entries > crate::device::TABLE_MAX_ENTRIES, "{max_entries} entries");
+        assert!(!lean_tiles_allowed(&l));
     }
 
     #[test]

@@ -240,17 +240,19 @@ fn two_run_rows(rng: &mut Rng, rows: usize, n: usize, wb: usize, groups: usize, 
     out
 }
 
-/// Rows of at most 32 whole words with at most two runs of free bits per position, the rows
-/// `ibp_decode_tiles_lean` takes (one thread per row checks records, one warp per row decodes them):
-/// every word width, 2-32 words, 1 or 3 groups, A = 1, 16 and 128, and enough rows for several
-/// groups of 32 rows per warp and several tiles.
+/// Rows of whole words with at most two runs of free bits per position and field lengths that
+/// differ, the rows `ibp_decode_tiles_lean` takes (one thread per row checks records, one warp per
+/// row decodes them): every word width, 2-64 words (one round, or two sharing a scan; 100 words go
+/// to the general kernel), 1 or 3 groups, A = 1, 16 and 128, and enough rows for several groups of
+/// 32 rows per warp and several tiles. (Positions with 3+ runs of free bits go through the lean
+/// kernel in the other tests' float rows.)
 #[test]
-fn short_rows_through_the_lean_tile_kernel_match_cpu_decoder() {
+fn rows_through_the_lean_tile_kernel_match_cpu_decoder() {
     let Some(dev) = gpu() else { return };
     let mut rng = Rng::new(12);
     let (mut cases, mut lean) = (0, 0);
     for w in [WordWidth::W8, WordWidth::W16, WordWidth::W32, WordWidth::W64] {
-        for words in [2usize, 7, 16, 17, 25, 32] {
+        for words in [2usize, 7, 16, 17, 25, 32, 33, 64, 100] {
             for (groups, align_log2, rows, max_run) in
                 [(1usize, 4u8, 3000usize, 64u32), (3, 0, 700, 64), (1, 7, 700, 12)]
             {
