@@ -993,21 +993,23 @@ __device__ __forceinline__ void decode_tile_rows(const IbpGatherParams& prm, con
 
 // ---- the lean tile decoder (ibp_decode_tiles_lean) ---------------------------------------------
 //
-// Rows of whole words (row_bytes == n * W/8) of chunks with a table, in two phases per group of up
-// to 32 rows of a warp (the warp's rows are warp, warp + 8, ...):
+// Rows of at most 64 whole words (row_bytes == n * W/8) of chunks with a table, in two phases per
+// group of up to 32 rows of a warp (the warp's rows are warp, warp + 8, ...):
 //  A. one thread per row checks the record: its length and kind (raw or coded), its group, its
 //     stream length T (n + F of each participating word + W per other word; with G == 1 the sum of
 //     all F is taken once per tile and only the non-participating words are visited), the record
 //     length rule, the padding bits T .. 8L-1 (a raw record's bytes after row_bytes), and reports
 //     a failure itself;
-//  B. one warp per row, row after row, takes the row's start and verdict (and, for rows of at most
-//     32 words, its participation bits) from its thread by shuffles and decodes it without checks:
-//     lane j decodes word j of each round of 32 words (two rounds per step while two remain, their
-//     field lengths sharing one warp scan as in decode_table_row); a raw row is copied.
+//  B. one warp per row takes the row's start and verdict (and, for rows of at most 32 words, its
+//     participation bits) from its thread by shuffles and decodes it without checks: lane j decodes
+//     word j (and word 32 + j, the two field lengths sharing one warp scan as in decode_table_row);
+//     rows of at most 32 words go two per step with G == 1 (IBP_LEAN_PAIRS: one scan, independent
+//     loads and stores); a raw row is copied.
 // The per-row control flow (lookups, checks, votes, reports) thus runs once per 32 rows, not once
 // per row. Same checks, order and codes as decode_tile_rows. Every output word is whole and
 // W/8-aligned (the output is 8-byte aligned and row_bytes a multiple of W/8). MULTI: the chunk's
-// table has IBP_TILE_MULTI entries.
+// table has IBP_TILE_MULTI entries. Longer rows leave a warp too few rows per tile for phase A
+// (they measured slower than decode_tile_rows: GPU_NOTES entry 19), so they stay there.
 
 // Bits [from, to) of the shared-memory bit stream w hold a set bit (from <= to).
 __device__ __forceinline__ bool stream_bits_set(const ibp_u32* w, ibp_u32 from, ibp_u32 to) {
@@ -1016,6 +1018,16 @@ __device__ __forceinline__ bool stream_bits_set(const ibp_u32* w, ibp_u32 from, 
     for (ibp_u32 b = from; b < to; b += 32) bad |= (sbits32(w, b) & low_mask32(to - b)) != 0;
     return bad;
 }
+
+// A/B switches of the lean decoder (bench/GPU_NOTES.md entry 19): phase B takes two coded rows of
+// <= 32 words per step (G == 1); rows of <= 16 words whose positions all have one F go to
+// decode_small_rows (several rows per warp pass) instead.
+#ifndef IBP_LEAN_PAIRS
+#define IBP_LEAN_PAIRS 1
+#endif
+#ifndef IBP_LEAN_SMALL_ROWS
+#define IBP_LEAN_SMALL_ROWS 1
+#endif
 
 // Verdict bits of a phase-A row (with the group id from bit 8 on).
 #define IBP_LEAN_DECODE 1u  // the row is to be decoded (its checks passed)
@@ -1132,6 +1144,29 @@ __device__ __forceinline__ void lean_tile_rows(const IbpGatherParams& prm, const
             }
             if (t.G > 1) { tm = t.tmask[e0 + jt]; ti = t.tinfo[e0 + jt]; }
             const bool p = (pb >> lane) & 1u;
+#if IBP_LEAN_PAIRS
+            // The next row too when it is coded and decodes (G == 1: same table entries): one scan
+            // for both (row sums < 2^16), independent loads and stores.
+            if (t.G == 1 && i + 1 < count) {
+                const ibp_u32 v2 = __shfl_sync(FULL_MASK, verdict, i + 1);
+                const ibp_u32 b2 = __shfl_sync(FULL_MASK, base, i + 1);
+                const ibp_u32 pb2 = __shfl_sync(FULL_MASK, pbits, i + 1);
+                if ((v2 & (IBP_LEAN_DECODE | IBP_LEAN_RAW)) == IBP_LEAN_DECODE) {
+                    const bool p2 = (pb2 >> lane) & 1u;
+                    const ibp_u32 F = ti.w & 127u;
+                    const ibp_u32 f = active ? (p ? F : W) : 0u, f2 = active ? (p2 ? F : W) : 0u;
+                    const ibp_u32 x = warp_inclusive_scan(f | (f2 << 16));
+                    const R word = table_word<WB, MULTI>(w, b + n + (x & 0xffffu) - f, p, tm, ti);
+                    const R word2 = table_word<WB, MULTI>(w, b2 + n + (x >> 16) - f2, p2, tm, ti);
+                    if (active) {
+                        ((Stored*)dst)[lane] = (Stored)word;
+                        ((Stored*)(dst + 8 * row_bytes))[lane] = (Stored)word2;  // row + 8
+                    }
+                    i++;
+                    continue;
+                }
+            }
+#endif
             const ibp_u32 f = active ? (p ? (ti.w & 127u) : W) : 0u;
             const ibp_u32 x = warp_inclusive_scan(f);
             const R word = table_word<WB, MULTI>(w, b + n + x - f, p, tm, ti);
@@ -1380,7 +1415,7 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
             const bool lean = (table_ok && t.n_ok && n <= 64 && prm.row_bytes == n * wb) || G == 0;
             if (!lean) {
                 for (ibp_u32 row = threadIdx.x; row < nrows; row += IBP_TILE_THREADS) ibp_report(prm.status, t.k0 + row, IBP_STATUS_LAYOUT);
-            } else if (G != 0 && t.uniform_f && n <= IBP_TILE_SMALL_ROWS) switch (wb) {
+            } else if (IBP_LEAN_SMALL_ROWS && G != 0 && t.uniform_f && n <= IBP_TILE_SMALL_ROWS) switch (wb) {
                 case 1: decode_small_rows<1>(prm, t, warp, lane); break;
                 case 2: decode_small_rows<2>(prm, t, warp, lane); break;
                 case 4: decode_small_rows<4>(prm, t, warp, lane); break;
