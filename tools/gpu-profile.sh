@@ -9,7 +9,8 @@
 # raw zero-copy gather of the same 1K rows of 256 B (the baseline's stall profile).
 # IBP_PROFILE_ONLY="tiles-1k gather-256-1k" profiles those cases; IBP_PROFILE_STALLS=1 adds the stall reasons per issued
 # instruction and, from a saved report, the SASS instructions with the most stall samples
-# ($OUT/ncu-<case>-sass.csv, summarised by tools/ncu_stalls.py).
+# ($OUT/ncu-<case>-sass.csv, summarised by tools/ncu_stalls.py; tools/ncu_sass_lines.py counts its
+# executed instructions per source line).
 set -uo pipefail
 D=.devrun
 OUT="${OUT:-/tmp/ibp-gpu-out}"

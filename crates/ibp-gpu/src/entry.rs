@@ -547,7 +547,7 @@ impl GpuEntry {
                     table_entries,
                     blocks,
                 )
-                .map_err(GpuError::driver("launching ibp_decode_tiles"))?;
+                .map_err(GpuError::driver("launching the tile kernel"))?;
                 tiles = Some(starts_d);
             }
             _ => launch::gather(&self.device.gather_fn, stream, &p, self.device.blocks_for(count))

@@ -102,7 +102,8 @@ pub(crate) fn build_tables(
     Ok(())
 }
 
-/// Launches `ibp_decode_tiles` on `stream` (rows `p.first_row .. + p.count`, `p.rows` null).
+/// Launches `func`, `ibp_decode_tiles` or `ibp_decode_tiles_lean` (same parameters), on `stream`
+/// (rows `p.first_row .. + p.count`, `p.rows` null).
 ///
 /// The caller guarantees what [`gather`] requires, plus: `tile_starts` holds `p.chunk_count + 1`
 /// `u32` tile indices consistent with the range and `tile_rows` (see the kernel's comment), the
