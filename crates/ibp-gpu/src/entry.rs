@@ -327,8 +327,9 @@ impl GpuEntry {
 
     /// Whether range decodes (`decode_range`, `decode_chunk`, `decode_all`) of this entry use the
     /// lean tile kernel `ibp_decode_tiles_lean` (records checked by one thread per row, rows decoded
-    /// by one warp per row): every chunk is raw or has rows of whole words and a per-position table
-    /// of at most 1024 entries, and [`GpuEntry::use_general_tile_decoder`] has not turned it off.
+    /// by one warp per row): the entry has a coded chunk, every coded chunk has rows of at most 64
+    /// whole words and a per-position table of at most 1024 entries, and
+    /// [`GpuEntry::use_general_tile_decoder`] has not turned it off.
     pub fn uses_lean_tiles(&self) -> bool {
         self.lean_allowed && !self.force_general.load(std::sync::atomic::Ordering::Relaxed)
     }
