@@ -172,7 +172,7 @@ pub struct GpuEntry {
     /// again and again uploads nothing; another stream uploads its own, so it never reads a table
     /// whose upload it has not waited for).
     tile_cache: Mutex<Option<(u64, u64, usize, TileTable)>>,
-    /// Every chunk allows `ibp_decode_tiles_lean` (see [`lean_tiles_allowed`]).
+    /// The entry's chunks allow `ibp_decode_tiles_lean` (see [`lean_tiles_allowed`]).
     lean_allowed: bool,
     /// Range decodes use `ibp_decode_tiles` even where the lean kernel is allowed (comparisons).
     force_general: std::sync::atomic::AtomicBool,
@@ -635,8 +635,9 @@ fn deposit_heavy(c: &crate::layout::ChunkDesc, meta: &[u8]) -> bool {
 /// memory) and rows of at most 64 whole words (`row_bytes == n * W/8`, `n <= 64`). The kernel checks
 /// the same per tile and reports `E_LAYOUT` for a tile that breaks it, so a wrong answer here fails
 /// loudly, never silently. Longer rows give a warp too few rows per tile for its one-thread-per-row
-/// checks (measured slower on the H200 from 1.5 KiB rows on: bench/GPU_NOTES.md entry 19), and
-/// entries of raw chunks only copy at the same speed through either kernel.
+/// checks, each walking more words (on the H200, 1 KiB rows gained 0.03 of the D2D copy and rows
+/// from 1.5 KiB on lost 0.05-0.10: bench/GPU_NOTES.md entry 19c), and entries of raw chunks only
+/// copy at the same speed through either kernel.
 fn lean_tiles_allowed(layout: &EntryLayout) -> bool {
     let coded = |c: &&crate::layout::ChunkDesc| c.group_count > 0;
     layout.chunks.iter().any(|c| coded(&c))
