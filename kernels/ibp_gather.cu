@@ -554,6 +554,99 @@ __device__ __forceinline__ ibp_u32 decode_table_row(const ibp_u32* w, ibp_u32 re
 }
 
 
+// ---- 32-bit words decoded in pairs ---------------------------------------------------------------
+//
+// In ibp_decode_tiles, a chunk of 32-bit words with n > 16 whole words per row (IBP_TILE_W32_PAIRS) gets a table of
+// P = ceil(n/2) pair entries: entry k is the 64-bit table entry of words 2k and 2k+1 (Mask and Bitval
+// of word 2k in the low half, of word 2k+1 in the high half; a last word without a partner gets a high
+// half with no free bits, so F of the pair is F of its low word). Lane k decodes both words of pair k:
+// each half participates on its own (its own participation bit), so the pair's field length is
+// (p_lo ? F_lo : 32) + (p_hi ? F - F_lo : 32) and the high half's field starts after the low half's.
+// The two words then cost one table entry, one scan share and one 64-bit store, like one 64-bit word.
+#ifndef IBP_TILE_W32_PAIRS
+#define IBP_TILE_W32_PAIRS 1
+#endif
+
+// One 32-bit half through its part of a pair entry: run masks r0/r1, shifts (byte sh), Bitval bv;
+// free_bits for a 3+-run half (MULTI). p: the half's word participates; f: its field length.
+template <bool MULTI>
+__device__ __forceinline__ ibp_u32 pair_half(ibp_u32 x, bool p, ibp_u32 r0, ibp_u32 r1, ibp_u32 sh, ibp_u32 bv,
+                                             bool multi, ibp_u32 f) {
+    if (!p) return x;
+    if (MULTI && multi) return bv | deposit(x & low_mask32(f), r0);  // r0 holds the half's free bits
+    return (__funnelshift_l(0u, x, sh & 255u) & r0) | (__funnelshift_l(0u, x, (sh >> 8) & 255u) & r1) | bv;
+}
+
+// Words 2k and 2k+1 of a pair at stream bit s (pl/ph: their participation bits; ph false when the
+// pair has no high word), as the low and high halves of one 64-bit value.
+template <bool MULTI>
+__device__ __forceinline__ ibp_u64 pair_word(const ibp_u32* w, ibp_u32 s, bool pl, bool ph, const uint4& tm,
+                                             const uint4& ti) {
+    const ibp_u32 f_lo = (ti.w >> 8) & 63u, f_hi = (ti.w & 127u) - f_lo;
+    const bool multi = (int)ti.w < 0;
+    const ibp_u32 lo = pair_half<MULTI>(sbits32(w, s), pl, tm.x, tm.y, ti.z, ti.x, multi, f_lo);
+    const ibp_u32 hi = pair_half<MULTI>(sbits32(w, s + (pl ? f_lo : 32u)), ph, tm.z, tm.w,
+                                        ti.z >> 16, ti.y, multi, f_hi);
+    return ((ibp_u64)hi << 32) | lo;
+}
+
+// Field length of pair k (active: k < P; has_hi: 2k + 1 < n).
+__device__ __forceinline__ ibp_u32 pair_bits(bool active, bool has_hi, bool pl, bool ph, const uint4& ti) {
+    const ibp_u32 f_lo = (ti.w >> 8) & 63u, f_hi = (ti.w & 127u) - f_lo;
+    return active ? (pl ? f_lo : 32u) + (has_hi ? (ph ? f_hi : 32u) : 0u) : 0u;
+}
+
+// Stores pair k of a row (its high word only when it exists), as one 64-bit store when dst allows.
+__device__ __forceinline__ void pair_store(ibp_u8* dst, ibp_u32 k, ibp_u64 v, bool has_hi, bool aligned8) {
+    ibp_u32* d = (ibp_u32*)dst + 2 * k;
+    if (has_hi && aligned8) *(ibp_u64*)d = v;
+    else {
+        d[0] = (ibp_u32)v;
+        if (has_hi) d[1] = (ibp_u32)(v >> 32);
+    }
+}
+
+// Decodes one coded record of n > 16 whole 32-bit words through a pair table (entries of the row's
+// group at tmask/tinfo). Same checks, order and codes as decode_table_row.
+template <bool MULTI>
+__device__ __forceinline__ ibp_u32 decode_pair_row(const ibp_u32* w, ibp_u32 rec_byte, ibp_u32 len, ibp_u8* dst,
+                                                   const uint4* tmask, const uint4* tinfo, ibp_u32 n,
+                                                   ibp_u32 align_log2, ibp_u32 lane) {
+    const ibp_u32 P = (n + 1) >> 1;
+    const bool aligned8 = (((size_t)dst) & 7) == 0;  // (4-aligned: row_bytes == 4n, the output 8-aligned)
+    const ibp_u32 total_bits = len * 8;
+    if (n > total_bits) return IBP_STATUS_ROW_LENGTH;
+    const ibp_u32 base = rec_byte * 8;
+    ibp_u32 pos = n;  // stream bit of the next field
+    for (ibp_u32 k0 = 0; k0 < P; k0 += 32) {
+        const ibp_u32 k = k0 + lane;
+        const bool active = k < P, has_hi = 2 * k + 1 < n;
+        // Participation bits of words 2*k0 .. 2*k0 + 63: lane k's two at bit 2*lane.
+        const ibp_u32 word_bits = lane < 16 ? sbits32(w, base + 2 * k0) : sbits32(w, base + 2 * k0 + 32);
+        const ibp_u32 two = word_bits >> ((2 * lane) & 31u);
+        const bool pl = active && (two & 1u), ph = active && has_hi && (two & 2u);
+        const ibp_u32 kt = active ? k : 0u;
+        const uint4 tm = tmask[kt], ti = tinfo[kt];
+        const ibp_u32 f = pair_bits(active, has_hi, pl, ph, ti);
+        const ibp_u32 x = warp_inclusive_scan(f);
+        const ibp_u32 round_bits = __shfl_sync(FULL_MASK, x, 31);
+        if (pos + round_bits > total_bits) return IBP_STATUS_ROW_LENGTH;
+        if (active) pair_store(dst, k, pair_word<MULTI>(w, base + pos + x - f, pl, ph, tm, ti), has_hi, aligned8);
+        pos += round_bits;
+    }
+    // Record length rule: L == align_up(ceil(T/8), A); padding bits T .. 8L-1 zero (E_PADDING).
+    const ibp_u32 a = 1u << align_log2;
+    const ibp_u32 need = (((pos + 7) >> 3) + a - 1) & ~(a - 1);
+    if (need != len) return IBP_STATUS_ROW_LENGTH;
+    const ibp_u8* bytes = (const ibp_u8*)w + rec_byte;
+    bool bad = false;
+    const ibp_u32 t0 = pos >> 3;
+#pragma unroll 1
+    for (ibp_u32 t = t0 + lane; t < len; t += 32) bad |= (bytes[t] >> (t == t0 ? (pos & 7) : 0u)) != 0;
+    if (__any_sync(FULL_MASK, bad)) return IBP_STATUS_PADDING;
+    return IBP_STATUS_OK;
+}
+
 // ---- per-row lookups ---------------------------------------------------------------------------
 
 struct Job {
@@ -863,6 +956,7 @@ struct TileCtx {
     ibp_u32 nrows, n, G, raw_padded, align_log2;
     bool meta_ok;              // Mask/Bitval words lie inside the metadata buffer
     bool n_ok;                 // n == ceil(row_bytes / (W/8))
+    bool pairs;                // W = 32 chunk with a pair table (IBP_TILE_W32_PAIRS): entries per group P = ceil(n/2)
 };
 
 // Rows of at most IBP_TILE_SMALL_ROWS words through a table whose entries all have the same F: a
@@ -973,10 +1067,16 @@ __device__ __forceinline__ void decode_tile_rows(const IbpGatherParams& prm, con
             if (code == IBP_STATUS_OK && !t.meta_ok) code = IBP_STATUS_LAYOUT;
             if (code == IBP_STATUS_OK) {
                 if (t.use_table) {
-                    const ibp_u32 e = g * t.n;
                     const ibp_u32* w = (const ibp_u32*)(t.tile - IBP_TILE_GUARD);
                     const ibp_u32 at = IBP_TILE_GUARD + t.skew + off;
-                    code = decode_table_row<WB>(w, at, len, dst, t.tmask + e, t.tinfo + e, t.n, t.n_ok, row_bytes, t.align_log2, lane);
+                    if (WB == 4 && t.pairs) {
+                        const ibp_u32 e = g * ((t.n + 1) >> 1);
+                        code = t.no_multi ? decode_pair_row<false>(w, at, len, dst, t.tmask + e, t.tinfo + e, t.n, t.align_log2, lane)
+                                          : decode_pair_row<true>(w, at, len, dst, t.tmask + e, t.tinfo + e, t.n, t.align_log2, lane);
+                    } else {
+                        const ibp_u32 e = g * t.n;
+                        code = decode_table_row<WB>(w, at, len, dst, t.tmask + e, t.tinfo + e, t.n, t.n_ok, row_bytes, t.align_log2, lane);
+                    }
                 } else {
                     SmemRecord rec;
                     rec.w = (const ibp_u32*)t.tile;
@@ -1196,6 +1296,27 @@ __device__ __forceinline__ ibp_u32 build_table(const ibp_u8* masks, ibp_u64 word
     return (all_uniform ? IBP_TABLE_UNIFORM_F : 0u) | (none_multi ? IBP_TABLE_NO_MULTI : 0u);
 }
 
+// Builds the pair table of a chunk of 32-bit words (G groups of n words: G * ceil(n/2) entries; see
+// "32-bit words decoded in pairs"). Every thread of the block must call it; returns IBP_TABLE_NO_MULTI
+// when no pair entry has IBP_TILE_MULTI.
+__device__ __forceinline__ ibp_u32 build_pair_table(const ibp_u8* masks, ibp_u64 words_bytes, ibp_u32 G, ibp_u32 n,
+                                                    uint4* tmask, uint4* tinfo) {
+    const ibp_u32 P = (n + 1) >> 1;
+    bool no_multi = true;
+    for (ibp_u32 i = threadIdx.x; i < G * P; i += IBP_TILE_THREADS) {
+        const ibp_u32 g = i / P, k = i - g * P, lo = g * n + 2 * k;
+        const bool has_hi = 2 * k + 1 < n;
+        const ibp_u64 m = load_word<4>(masks, lo) | ((has_hi ? load_word<4>(masks, lo + 1) : 0xffffffffull) << 32);
+        const ibp_u64 b = load_word<4>(masks + words_bytes, lo) | ((has_hi ? load_word<4>(masks + words_bytes, lo + 1) : 0ull) << 32);
+        uint4 tm, ti;
+        table_entry<8>(m, b, tm, ti);
+        tmask[i] = tm;
+        tinfo[i] = ti;
+        no_multi &= (ti.w & IBP_TILE_MULTI) == 0;
+    }
+    return __syncthreads_and(no_multi) != 0 ? IBP_TABLE_NO_MULTI : 0u;
+}
+
 // The body of ibp_decode_tiles (LEAN false) and ibp_decode_tiles_lean (LEAN true: the lean row
 // decoder where a tile allows it, the general one as a call elsewhere).
 template <bool LEAN>
@@ -1216,6 +1337,7 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
     ibp_u32 table_chunk = ~0u;  // chunk whose table is in shared memory (same in every thread)
     bool table_ok = false;
     ibp_u32 table_flags = 0;  // IBP_TABLE_* of the current table
+    bool table_pairs = false;  // the current table is a pair table
     if (threadIdx.x == 0) s_bad_tile = 0;
     __syncthreads();
     // Each block takes a contiguous run of tiles, so that consecutive tiles share a chunk (and its table).
@@ -1249,7 +1371,12 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
             const ibp_u64 entries = (ibp_u64)G * n;
             table_ok = G >= 1 && entries >= 1 && meta_ok && entries <= table_entries &&
                        (wb == 1 || wb == 2 || wb == 4 || wb == 8);
-            if (table_ok) {
+            // Whole 32-bit words, more than the several-rows-per-warp path takes, in the general kernel:
+            // a pair table (the lean kernel measured slower with pairs: GPU_NOTES entry 20).
+            table_pairs = !LEAN && IBP_TILE_W32_PAIRS && wb == 4 && n > IBP_TILE_SMALL_ROWS && (ibp_u64)n * 4 == prm.row_bytes;
+            if (table_ok && table_pairs) {
+                table_flags = build_pair_table(prm.meta + c.masks_offset, words_bytes, G, n, tmask, tinfo);
+            } else if (table_ok) {
                 const ibp_u8* masks = prm.meta + c.masks_offset;
                 switch (wb) {
                     case 1: table_flags = build_table<1>(masks, words_bytes, (ibp_u32)entries, tmask, tinfo); break;
@@ -1409,6 +1536,7 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
         t.align_log2 = align_log2;
         t.meta_ok = meta_ok;
         t.n_ok = n != 0 && (ibp_u64)(n - 1) * wb < prm.row_bytes && (ibp_u64)n * wb >= prm.row_bytes;
+        t.pairs = table_ok && table_pairs;
         if (LEAN) {
             // The host launches this kernel only for entries whose chunks all allow it (raw chunks,
             // or tables of rows of <= 64 whole words); anything else is reported.
