@@ -14,16 +14,10 @@ every opcode matches the local disassembly (a mismatch means the cubin differs f
 Lines are those of kernels/ibp_gather.cu (inlined helpers count on their own lines).
 """
 import collections
-import csv
 import re
 import sys
 
-
-def num(x: str) -> float:
-    try:
-        return float(x.replace(",", ""))
-    except ValueError:
-        return 0.0
+from ncu_stalls import num, read_source_page
 
 
 def main() -> int:
@@ -47,9 +41,7 @@ def main() -> int:
         m = re.match(r"\s*/\*([0-9a-f]{4,})\*/\s*(.*?);", text)
         if m:
             insn[int(m.group(1), 16)] = (line, m.group(2).strip())
-    table = list(csv.reader(open(csv_path, newline="")))
-    col = {h: i for i, h in enumerate(table[1])}
-    data = table[2:]
+    _, col, data = read_source_page(csv_path)
     base = min(int(r[col["Address"]], 16) for r in data)
     executed, samples = collections.Counter(), collections.Counter()
     mismatched = 0

@@ -17,15 +17,20 @@ def num(x: str) -> float:
         return 0.0
 
 
+def read_source_page(path: str) -> tuple[list[str], dict[str, int], list[list[str]]]:
+    """An ncu source page (CSV): its header, each column's index, and the rows of SASS instructions."""
+    rows = list(csv.reader(open(path, newline="")))
+    # Row 0 names the kernel; row 1 is the header.
+    header, data = rows[1], rows[2:]
+    return header, {h: i for i, h in enumerate(header)}, data
+
+
 def main() -> int:
     args = sys.argv[1:]
     if not args:
         sys.exit(__doc__)
     top_n = int(args[args.index("--top") + 1]) if "--top" in args else 40
-    rows = list(csv.reader(open(args[0], newline="")))
-    # Row 0 names the kernel; row 1 is the header.
-    header, data = rows[1], rows[2:]
-    col = {h: i for i, h in enumerate(header)}
+    header, col, data = read_source_page(args[0])
     samples = col["Warp Stall Sampling (All Samples)"]
     reasons = [h for h in header if h.startswith("stall_") and "Not Issued" not in h]
     total = sum(num(r[samples]) for r in data) or 1.0
