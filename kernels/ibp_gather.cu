@@ -468,6 +468,24 @@ __device__ __forceinline__ void table_store(ibp_u8* dst, ibp_u32 j, typename Wor
     }
 }
 
+// The checks once a coded record's fields end at stream bit pos (spec 6.2), for the table decoders:
+// the record length rule L == align_up(ceil(T/8), A) (E_ROW_LENGTH), then padding bits T .. 8L-1
+// zero (byte T/8 from bit T%8 on, then whole bytes) and, partial_bad, no bit of a partial last word
+// above the row's bytes (spec 2.4): both E_PADDING. rec_byte: the record's byte in w.
+__device__ __forceinline__ ibp_u32 record_tail(const ibp_u32* w, ibp_u32 rec_byte, ibp_u32 len, ibp_u32 pos,
+                                               ibp_u32 align_log2, bool partial_bad, ibp_u32 lane) {
+    const ibp_u32 a = 1u << align_log2;
+    const ibp_u32 need = (((pos + 7) >> 3) + a - 1) & ~(a - 1);
+    if (need != len) return IBP_STATUS_ROW_LENGTH;
+    const ibp_u8* bytes = (const ibp_u8*)w + rec_byte;
+    bool bad = partial_bad;
+    const ibp_u32 t0 = pos >> 3;
+#pragma unroll 1
+    for (ibp_u32 t = t0 + lane; t < len; t += 32) bad |= (bytes[t] >> (t == t0 ? (pos & 7) : 0u)) != 0;
+    if (__any_sync(FULL_MASK, bad)) return IBP_STATUS_PADDING;
+    return IBP_STATUS_OK;
+}
+
 // Decodes one coded record at byte rec_byte of the shared-memory stream w through the tables
 // (entries tmask/tinfo of the row's group). Same checks, order and codes as decode_coded.
 // n_ok: n == ceil(row_bytes / WB) (checked once per tile).
@@ -538,19 +556,7 @@ __device__ __forceinline__ ibp_u32 decode_table_row(const ibp_u32* w, ibp_u32 re
         }
         pos += round_bits;
     }
-    // Record length rule: L == align_up(ceil(T/8), A).
-    const ibp_u32 a = 1u << align_log2;
-    const ibp_u32 need = (((pos + 7) >> 3) + a - 1) & ~(a - 1);
-    if (need != len) return IBP_STATUS_ROW_LENGTH;
-    // Padding bits T .. 8L-1 must be zero (byte T/8 from bit T%8 on, then whole bytes), and a partial
-    // last word's bits above the row's bytes too (spec 2.4, 6.2): both are E_PADDING.
-    const ibp_u8* bytes = (const ibp_u8*)w + rec_byte;
-    bool bad = partial_bad;
-    const ibp_u32 t0 = pos >> 3;
-#pragma unroll 1
-    for (ibp_u32 t = t0 + lane; t < len; t += 32) bad |= (bytes[t] >> (t == t0 ? (pos & 7) : 0u)) != 0;
-    if (__any_sync(FULL_MASK, bad)) return IBP_STATUS_PADDING;
-    return IBP_STATUS_OK;
+    return record_tail(w, rec_byte, len, pos, align_log2, partial_bad, lane);
 }
 
 
@@ -634,17 +640,7 @@ __device__ __forceinline__ ibp_u32 decode_pair_row(const ibp_u32* w, ibp_u32 rec
         if (active) pair_store(dst, k, pair_word<MULTI>(w, base + pos + x - f, pl, ph, tm, ti), has_hi, aligned8);
         pos += round_bits;
     }
-    // Record length rule: L == align_up(ceil(T/8), A); padding bits T .. 8L-1 zero (E_PADDING).
-    const ibp_u32 a = 1u << align_log2;
-    const ibp_u32 need = (((pos + 7) >> 3) + a - 1) & ~(a - 1);
-    if (need != len) return IBP_STATUS_ROW_LENGTH;
-    const ibp_u8* bytes = (const ibp_u8*)w + rec_byte;
-    bool bad = false;
-    const ibp_u32 t0 = pos >> 3;
-#pragma unroll 1
-    for (ibp_u32 t = t0 + lane; t < len; t += 32) bad |= (bytes[t] >> (t == t0 ? (pos & 7) : 0u)) != 0;
-    if (__any_sync(FULL_MASK, bad)) return IBP_STATUS_PADDING;
-    return IBP_STATUS_OK;
+    return record_tail(w, rec_byte, len, pos, align_log2, false, lane);
 }
 
 // ---- per-row lookups ---------------------------------------------------------------------------
