@@ -107,29 +107,21 @@ impl GpuDevice {
             m.load_function(name)
                 .map_err(GpuError::driver(format!("loading function {name}")))
         };
-        let gather_fn = func(&gather_mod, "ibp_gather")?;
-        // The kernel also has 2 KiB of static shared memory (chunk start rows).
+        // A function of the decoder module allowed `bytes` of dynamic shared memory.
+        let with_smem = |name: &str, bytes: u32| {
+            let f = func(&gather_mod, name)?;
+            f.set_attribute(
+                sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                bytes as i32,
+            )
+            .map_err(GpuError::driver(format!("raising {name}'s shared-memory limit")))?;
+            Ok::<_, GpuError>(f)
+        };
+        // ibp_gather also has 2 KiB of static shared memory (chunk start rows).
         let smem = GATHER_MAX_SMEM.min(max_smem_per_block.saturating_sub(4096));
-        gather_fn
-            .set_attribute(
-                sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                smem as i32,
-            )
-            .map_err(GpuError::driver("raising ibp_gather's shared-memory limit"))?;
-        let tiles_fn = func(&gather_mod, "ibp_decode_tiles")?;
-        tiles_fn
-            .set_attribute(
-                sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                TILE_MAX_SMEM.min(max_smem_per_block) as i32,
-            )
-            .map_err(GpuError::driver("raising ibp_decode_tiles's shared-memory limit"))?;
-        let tiles_lean_fn = func(&gather_mod, "ibp_decode_tiles_lean")?;
-        tiles_lean_fn
-            .set_attribute(
-                sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                TILE_MAX_SMEM.min(max_smem_per_block) as i32,
-            )
-            .map_err(GpuError::driver("raising ibp_decode_tiles_lean's shared-memory limit"))?;
+        let gather_fn = with_smem("ibp_gather", smem)?;
+        let tiles_fn = with_smem("ibp_decode_tiles", TILE_MAX_SMEM.min(max_smem_per_block))?;
+        let tiles_lean_fn = with_smem("ibp_decode_tiles_lean", TILE_MAX_SMEM.min(max_smem_per_block))?;
         Ok(Arc::new(GpuDevice {
             gather_fn,
             tiles_fn,
