@@ -124,11 +124,19 @@ struct GmemRecord {
                  "@p add.u32 %0, r, %0;\n\t}"                                \
                  : "+r"(x))
 __device__ __forceinline__ ibp_u32 warp_inclusive_scan(ibp_u32 x) {
+#ifdef __CUDA_ARCH__
     IBP_SCAN_STEP(x, 1);
     IBP_SCAN_STEP(x, 2);
     IBP_SCAN_STEP(x, 4);
     IBP_SCAN_STEP(x, 8);
     IBP_SCAN_STEP(x, 16);
+#else  // host builds of this file (kernels/host): the same scan with shuffles
+    const ibp_u32 lane = threadIdx.x & 31u;
+    for (ibp_u32 d = 1; d < 32; d <<= 1) {
+        const ibp_u32 y = __shfl_up_sync(FULL_MASK, x, d);
+        if (lane >= d) x += y;
+    }
+#endif
     return x;
 }
 
