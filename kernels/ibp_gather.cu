@@ -16,6 +16,10 @@
 
 #define IBP_WARPS_PER_BLOCK 4
 #define FULL_MASK 0xffffffffu
+// A kernel's dynamic shared memory as the byte array `name` (kernels/host/cuda_host.h gives its own).
+#ifndef IBP_DYNAMIC_SMEM
+#define IBP_DYNAMIC_SMEM(name) extern __shared__ __align__(16) ibp_u8 name[]
+#endif
 
 __device__ __forceinline__ void ibp_report(ibp_u64* status, ibp_u64 k, ibp_u32 code) {
     atomicMax(status, ~((k << 8) | (ibp_u64)code));
@@ -821,7 +825,7 @@ __device__ __forceinline__ void finish(const IbpGatherParams& prm, const Job& jo
 
 extern "C" __global__ void __launch_bounds__(32 * IBP_WARPS_PER_BLOCK, 6)
 ibp_gather(const IbpGatherParams prm) {
-    extern __shared__ __align__(16) ibp_u8 ibp_stage[];
+    IBP_DYNAMIC_SMEM(ibp_stage);
     __shared__ ibp_u64 first_rows_smem[IBP_SMEM_CHUNKS];
     const ibp_u32 lane = threadIdx.x & 31;
     const ibp_u32 warp = threadIdx.x >> 5;
@@ -1326,7 +1330,7 @@ __device__ __forceinline__ ibp_u32 build_pair_table(const ibp_u8* masks, ibp_u64
 template <bool LEAN>
 __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, const ibp_u32* tile_starts, ibp_u32 tile_rows,
                                                   ibp_u32 tile_bytes, ibp_u32 table_entries) {
-    extern __shared__ __align__(16) ibp_u8 tile_smem[];
+    IBP_DYNAMIC_SMEM(tile_smem);
     __shared__ ibp_u64 s_tile_start;   // payload offset (within the chunk) of the tile's first record
     __shared__ ibp_u32 s_warp_sums[IBP_TILE_WARPS];
     __shared__ ibp_u32 s_bad_tile;     // tile + 1 of the last tile found malformed (no reset needed)

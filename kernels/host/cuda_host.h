@@ -1,29 +1,31 @@
-// cuda_host.h: just enough of CUDA's device-side language to compile kernels/*.cu as plain C++17 on
-// a CPU and call their warp-level device functions, with one std::thread per lane.
+// cuda_host.h: just enough of CUDA's device-side language to compile kernels/*.cu as plain C++20 on
+// a CPU and run their device functions and kernels, with one std::thread per GPU thread.
 //
-// Used by table_decoders.cpp (tools/kernel-host-test.sh). Warp collectives (__shfl*_sync, votes,
-// __syncwarp) meet at a barrier of the calling warp's 32 threads, so a function that calls them must
-// be entered by all 32 lanes (run_warp) and must reach every collective in every lane, as on the GPU
-// with a full mask. Block-wide barriers and kernels are not emulated: they abort if called.
-// This checks the arithmetic and the lane logic of device code, not its speed or its memory model.
+// Used by table_decoders.cpp (tools/kernel-host-test.sh) and launch.cpp (the ibp-gpu feature
+// `host-kernels`). Warp collectives (__shfl*_sync, votes, __syncwarp) meet at a barrier of the warp's
+// 32 threads and __syncthreads at one of the block's threads; a thread that returns leaves both (as
+// an exited thread does on the GPU). Code must reach every collective in every lane of a warp, as on
+// the GPU with a full mask, or it deadlocks here. Blocks run one after another; `__shared__` variables
+// are statics and the dynamic shared memory one buffer, so launches must not overlap (launch.cpp
+// serialises them). This checks arithmetic, lane and block logic, not speed or the memory model.
 #pragma once
 
 #include <algorithm>
 #include <atomic>
-#include <barrier>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <memory>
 #include <mutex>
-#include <thread>
+#include <ucontext.h>
 #include <vector>
 
 #define __device__
 #define __global__
 #define __forceinline__ inline
-#define __shared__
+#define __shared__ static
 #define __launch_bounds__(...)
 #define __align__(n) __attribute__((aligned(n)))
 
@@ -66,63 +68,182 @@ inline unsigned long long atomicMax(unsigned long long* p, unsigned long long v)
     std::fprintf(stderr, "cuda_host.h: %s is not emulated\n", what);
     std::abort();
 }
-inline void __syncthreads() { host_unsupported("__syncthreads"); }
-inline int __syncthreads_and(int) { host_unsupported("__syncthreads_and"); }
 
-// ---- one warp: 32 threads meeting at a barrier for each collective ---------------------------------
+// ---- GPU threads as fibers -----------------------------------------------------------------------
+//
+// Every GPU thread of a block is a fiber (ucontext, its own stack) run by one OS thread. A fiber runs
+// until it reaches a collective, where it waits until every live thread of the collective's scope
+// (its warp, or the block) has arrived; the last to arrive computes each waiter's result, and the
+// scheduler resumes them in turn. Fibers that return leave their scopes. A pass in which no fiber can
+// move is a deadlock (a collective some lanes never reach): reported, then abort().
 
-struct HostWarp {
-    std::barrier<> meet{32};
-    unsigned long long slot[32] = {};
+struct HostScope {               // a warp or a block
+    unsigned live = 0;           // threads not yet returned
+    unsigned arrived = 0;        // threads waiting at the current collective
+    unsigned long long gen = 0;  // collectives completed
+    unsigned long long slot[1024] = {};
+    unsigned src[1024] = {};
+    unsigned long long result[1024] = {};
+    int kind = 0;                // the current collective: 0 exchange, 1 ballot, 2 barrier, 3 and-reduce
 };
-inline thread_local HostWarp* host_warp = nullptr;
 
-// Every lane publishes v; returns what lane `from(lane)` published.
-template <class F>
-inline unsigned long long host_exchange(unsigned long long v, F from) {
-    HostWarp& w = *host_warp;
-    const unsigned lane = threadIdx.x & 31u;
-    w.slot[lane] = v;
-    w.meet.arrive_and_wait();
-    const unsigned long long r = w.slot[from(lane) & 31u];
-    w.meet.arrive_and_wait();
-    return r;
+struct HostFiber {
+    ucontext_t ctx;
+    bool done = false;
+    unsigned long long waiting_gen = 0;
+    HostScope* waiting = nullptr;  // scope whose collective this fiber waits for
+};
+
+struct HostGrid {
+    ucontext_t scheduler;
+    std::vector<HostFiber> fibers;
+    std::vector<HostScope> warps;
+    HostScope block;
+    unsigned current = 0;
+    const std::function<void()>* kernel = nullptr;
+};
+inline HostGrid* host_grid = nullptr;
+
+// Member of thread t in its scope: its lane in a warp, its index in the block.
+inline unsigned host_member(const HostScope& s, unsigned t) { return &s == &host_grid->block ? t : t & 31u; }
+
+// Completes the scope's collective once every live member has arrived: computes each member's result.
+inline void host_try_release(HostScope& s) {
+    if (s.arrived == 0 || s.arrived < s.live) return;
+    const unsigned n = &s == &host_grid->block ? (unsigned)host_grid->fibers.size() : 32u;
+    if (s.kind == 0) {
+        for (unsigned i = 0; i < n; i++) s.result[i] = s.slot[s.src[i] & (n - 1)];
+    } else if (s.kind == 1 || s.kind == 3) {
+        unsigned long long bits = 0;
+        bool all = true;
+        // (Exited members count as 0 in a ballot and are skipped by the and-reduction.)
+        for (unsigned i = 0; i < n; i++)
+            if (s.src[i]) {
+                bits |= (unsigned long long)(s.slot[i] != 0) << (i & 63);
+                all = all && s.slot[i] != 0;
+            }
+        for (unsigned i = 0; i < n; i++) s.result[i] = s.kind == 1 ? bits : all;
+    }
+    s.arrived = 0;
+    s.gen++;
 }
+
+// This fiber arrives at scope s's collective of the given kind with value v (and source src for an
+// exchange); returns its result once the collective completes.
+inline unsigned long long host_collective(HostScope& s, int kind, unsigned long long v, unsigned src) {
+    HostGrid& g = *host_grid;
+    const unsigned t = g.current, m = host_member(s, t);
+    if (s.arrived == 0) {
+        s.kind = kind;
+        if (kind == 1 || kind == 3)
+            for (auto& x : s.src) x = 0;  // members that arrive mark themselves
+    } else if (s.kind != kind) {
+        std::fprintf(stderr, "cuda_host.h: threads of one scope at different collectives\n");
+        std::abort();
+    }
+    s.slot[m] = v;
+    s.src[m] = (kind == 1 || kind == 3) ? 1u : src;
+    s.arrived++;
+    HostFiber& f = g.fibers[t];
+    f.waiting = &s;
+    f.waiting_gen = s.gen;
+    host_try_release(s);
+    while (s.gen == f.waiting_gen) swapcontext(&f.ctx, &g.scheduler);
+    f.waiting = nullptr;
+    return s.result[m];
+}
+
+inline HostScope& host_warp_scope() { return host_grid->warps[host_grid->current / 32]; }
+
 template <class T>
 inline T __shfl_sync(unsigned, T v, unsigned src) {
-    return (T)host_exchange((unsigned long long)v, [&](unsigned) { return src; });
+    return (T)host_collective(host_warp_scope(), 0, (unsigned long long)v, src & 31u);
 }
 template <class T>
 inline T __shfl_up_sync(unsigned, T v, unsigned d) {
-    return (T)host_exchange((unsigned long long)v, [&](unsigned lane) { return lane >= d ? lane - d : lane; });
+    const unsigned lane = threadIdx.x & 31u;
+    return (T)host_collective(host_warp_scope(), 0, (unsigned long long)v, lane >= d ? lane - d : lane);
 }
 template <class T>
 inline T __shfl_xor_sync(unsigned, T v, unsigned m) {
-    return (T)host_exchange((unsigned long long)v, [&](unsigned lane) { return lane ^ m; });
+    return (T)host_collective(host_warp_scope(), 0, (unsigned long long)v, (threadIdx.x & 31u) ^ (m & 31u));
 }
-inline unsigned __ballot_sync(unsigned, int p) {
-    HostWarp& w = *host_warp;
-    const unsigned lane = threadIdx.x & 31u;
-    w.slot[lane] = p != 0;
-    w.meet.arrive_and_wait();
-    unsigned bits = 0;
-    for (unsigned i = 0; i < 32; i++) bits |= (unsigned)(w.slot[i] != 0) << i;
-    w.meet.arrive_and_wait();
-    return bits;
-}
+inline unsigned __ballot_sync(unsigned, int p) { return (unsigned)host_collective(host_warp_scope(), 1, p != 0, 0); }
 inline int __any_sync(unsigned m, int p) { return __ballot_sync(m, p) != 0; }
-inline int __all_sync(unsigned m, int p) { return __ballot_sync(m, p) == 0xffffffffu; }
-inline void __syncwarp(unsigned = 0xffffffffu) { host_warp->meet.arrive_and_wait(); }
+inline int __all_sync(unsigned, int p) { return host_collective(host_warp_scope(), 3, p != 0, 0) != 0; }
+inline void __syncwarp(unsigned = 0xffffffffu) { host_collective(host_warp_scope(), 2, 0, 0); }
+inline void __syncthreads() { host_collective(host_grid->block, 2, 0, 0); }
+inline int __syncthreads_and(int p) { return host_collective(host_grid->block, 3, p != 0, 0) != 0; }
 
-// Runs body(lane) in 32 threads forming one warp (threadIdx.x = lane).
+inline void host_fiber_main() {
+    HostGrid& g = *host_grid;
+    (*g.kernel)();
+    const unsigned t = g.current;
+    g.fibers[t].done = true;
+    HostScope& w = g.warps[t / 32];
+    w.live--;
+    g.block.live--;
+    host_try_release(w);
+    host_try_release(g.block);
+    swapcontext(&g.fibers[t].ctx, &g.scheduler);  // never resumed
+}
+
+// The dynamic shared memory of the running block (IBP_DYNAMIC_SMEM), zeroed per block.
+inline std::vector<unsigned char>& host_dynamic_smem() {
+    static std::vector<unsigned char> buf;
+    return buf;
+}
+#define IBP_DYNAMIC_SMEM(name) ibp_u8* const name = host_dynamic_smem().data()
+
+// Runs kernel() as a grid of `blocks` blocks of `threads` threads (a multiple of 32, at most 1024)
+// with `smem` bytes of dynamic shared memory, one block after another.
+inline void run_grid(unsigned blocks, unsigned threads, size_t smem, const std::function<void()>& kernel) {
+    constexpr size_t stack_bytes = 256 * 1024;
+    static std::vector<std::unique_ptr<char[]>> stacks;  // kept for the next launch
+    while (stacks.size() < threads) stacks.emplace_back(new char[stack_bytes]);
+    host_dynamic_smem().assign(smem + 16, 0);
+    for (unsigned b = 0; b < blocks; b++) {
+        HostGrid g;
+        g.kernel = &kernel;
+        g.fibers.resize(threads);
+        g.warps.resize(threads / 32);
+        for (auto& w : g.warps) w.live = 32;
+        g.block.live = threads;
+        host_grid = &g;
+        for (unsigned t = 0; t < threads; t++) {
+            HostFiber& f = g.fibers[t];
+            getcontext(&f.ctx);
+            f.ctx.uc_stack.ss_sp = stacks[t].get();
+            f.ctx.uc_stack.ss_size = stack_bytes;
+            f.ctx.uc_link = nullptr;
+            makecontext(&f.ctx, host_fiber_main, 0);
+        }
+        blockIdx = host_dim3{b, 0, 0};
+        blockDim = host_dim3{threads, 1, 1};
+        gridDim = host_dim3{blocks, 1, 1};
+        for (;;) {
+            bool all_done = true, moved = false;
+            for (unsigned t = 0; t < threads; t++) {
+                HostFiber& f = g.fibers[t];
+                if (f.done) continue;
+                all_done = false;
+                if (f.waiting && f.waiting->gen == f.waiting_gen) continue;  // still waiting
+                g.current = t;
+                threadIdx = host_dim3{t, 0, 0};
+                swapcontext(&g.scheduler, &f.ctx);
+                moved = true;
+            }
+            if (all_done) break;
+            if (!moved) {
+                std::fprintf(stderr, "cuda_host.h: deadlock in block %u: threads wait at collectives others never reach\n", b);
+                std::abort();
+            }
+        }
+        host_grid = nullptr;
+    }
+}
+
+// Runs body(lane) as one warp of 32 threads (threadIdx.x = lane).
 inline void run_warp(const std::function<void(unsigned)>& body) {
-    HostWarp warp;
-    std::vector<std::thread> lanes;
-    for (unsigned lane = 0; lane < 32; lane++)
-        lanes.emplace_back([&, lane] {
-            host_warp = &warp;
-            threadIdx.x = lane;
-            body(lane);
-        });
-    for (auto& t : lanes) t.join();
+    run_grid(1, 32, 0, [&] { body(threadIdx.x); });
 }

@@ -12,12 +12,6 @@
 #include "../ibp_status.h"
 #include "cuda_host.h"
 
-// The kernels' dynamic shared memory (never used here: no kernel is launched).
-extern "C" {
-alignas(16) ibp_u8 ibp_stage[16];
-}
-alignas(16) ibp_u8 tile_smem[16];
-
 #include "../ibp_gather.cu"
 
 #include <cstring>

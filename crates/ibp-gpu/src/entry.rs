@@ -123,7 +123,7 @@ fn read_entry<R: std::io::Read + std::io::Seek>(
     Ok((info.row_bytes, metas, payloads))
 }
 
-fn build_layout(row_bytes: u64, metas: &[ChunkMeta], payloads: &[&[u8]]) -> GpuResult<EntryLayout> {
+pub(crate) fn build_layout(row_bytes: u64, metas: &[ChunkMeta], payloads: &[&[u8]]) -> GpuResult<EntryLayout> {
     if metas.len() != payloads.len() {
         return Err(invalid(format!(
             "{} chunk metadata values but {} payloads",
@@ -272,12 +272,7 @@ impl GpuEntry {
             None => (0, 0),
         };
         stream.synchronize().map_err(GpuError::driver("finishing the upload"))?;
-        // One staging buffer per warp: the 16-byte vectors covering the largest record (up to 30
-        // bytes more than it) plus a 16-byte tail, within the block's shared-memory budget; longer
-        // records are decoded straight from memory.
-        let max_raw = layout.chunks.iter().map(|c| c.raw_padded as u64).max().unwrap_or(16);
-        let budget = (device.gather_smem_limit() / launch::WARPS_PER_BLOCK) as u64 & !15;
-        let stage_bytes = ((max_raw + 15) & !15).saturating_add(48).min(budget) as u32;
+        let stage_bytes = stage_bytes(&layout, device.gather_smem_limit());
         let lean_allowed = lean_tiles_allowed(&layout);
         Ok(GpuEntry {
             device: device.clone(),
@@ -423,22 +418,7 @@ impl GpuEntry {
     /// largest `G * n` of a coded chunk within `TABLE_MAX_ENTRIES`; chunks above it decode without
     /// a table), or `None` when a record is too large for a tile (the per-row kernel is used then).
     fn tiling(&self) -> Option<(u32, u32, u32)> {
-        let max_raw = self.layout.chunks.iter().map(|c| c.raw_padded).max()?;
-        let budget = crate::device::TILE_BYTES;
-        if max_raw > budget / 2 {
-            return None;
-        }
-        let rows = (budget / max_raw).clamp(1, 1024);
-        let bytes = (rows * max_raw + 48 + 15) & !15;
-        let table = self
-            .layout
-            .chunks
-            .iter()
-            .map(|c| c.group_count as u64 * c.words_per_row as u64)
-            .filter(|&e| e <= crate::device::TABLE_MAX_ENTRIES as u64)
-            .max()
-            .unwrap_or(0) as u32;
-        Some((rows, bytes, table))
+        tiling(&self.layout)
     }
 
     /// Decodes chunk `chunk` (all its rows) into `out`.
@@ -576,21 +556,7 @@ impl GpuEntry {
                 return Ok(table.clone());
             }
         }
-        let end = first + count;
-        let mut starts = Vec::with_capacity(self.layout.chunks.len() + 1);
-        let mut acc = 0u64;
-        for c in &self.layout.chunks {
-            starts.push(acc as u32);
-            let c_end = c.first_row + c.row_count as u64;
-            let (a, b) = (first.max(c.first_row), end.min(c_end));
-            if a < b {
-                acc += (b - a).div_ceil(tile_rows as u64);
-            }
-        }
-        starts.push(acc as u32);
-        if acc > u32::MAX as u64 {
-            return Err(invalid("range needs more than 2^32 tiles"));
-        }
+        let (starts, acc) = tile_starts(&self.layout, first, count, tile_rows)?;
         let starts_d = stream
             .clone_htod(&starts)
             .map_err(GpuError::driver("uploading the tile table"))?;
@@ -599,6 +565,56 @@ impl GpuEntry {
         *lock(&self.tile_cache) = Some((first, count, stream_id, table.clone()));
         Ok(table)
     }
+}
+
+/// One staging buffer per warp of `ibp_gather`: the 16-byte vectors covering the largest record (up
+/// to 30 bytes more than it) plus a 16-byte tail, within the block's shared-memory budget
+/// `smem_limit`; longer records are decoded straight from memory.
+pub(crate) fn stage_bytes(layout: &EntryLayout, smem_limit: u32) -> u32 {
+    let max_raw = layout.chunks.iter().map(|c| c.raw_padded as u64).max().unwrap_or(16);
+    let budget = (smem_limit / launch::WARPS_PER_BLOCK) as u64 & !15;
+    ((max_raw + 15) & !15).saturating_add(48).min(budget) as u32
+}
+
+/// `(tile_rows, tile_bytes, table_entries)` of the tile kernels for `layout`, or `None` when a record
+/// can be too long for a tile (ranges then go through `ibp_gather`).
+pub(crate) fn tiling(layout: &EntryLayout) -> Option<(u32, u32, u32)> {
+    let max_raw = layout.chunks.iter().map(|c| c.raw_padded).max()?;
+    let budget = crate::device::TILE_BYTES;
+    if max_raw > budget / 2 {
+        return None;
+    }
+    let rows = (budget / max_raw).clamp(1, 1024);
+    let bytes = (rows * max_raw + 48 + 15) & !15;
+    let table = layout
+        .chunks
+        .iter()
+        .map(|c| c.group_count as u64 * c.words_per_row as u64)
+        .filter(|&e| e <= crate::device::TABLE_MAX_ENTRIES as u64)
+        .max()
+        .unwrap_or(0) as u32;
+    Some((rows, bytes, table))
+}
+
+/// Tile table of rows `first .. first + count` (tiles of at most `tile_rows` rows within one chunk):
+/// entry `c` is the index of chunk `c`'s first tile, the last entry the tile count; and that count.
+pub(crate) fn tile_starts(layout: &EntryLayout, first: u64, count: u64, tile_rows: u32) -> GpuResult<(Vec<u32>, u64)> {
+    let end = first + count;
+    let mut starts = Vec::with_capacity(layout.chunks.len() + 1);
+    let mut acc = 0u64;
+    for c in &layout.chunks {
+        starts.push(acc as u32);
+        let c_end = c.first_row + c.row_count as u64;
+        let (a, b) = (first.max(c.first_row), end.min(c_end));
+        if a < b {
+            acc += (b - a).div_ceil(tile_rows as u64);
+        }
+    }
+    starts.push(acc as u32);
+    if acc > u32::MAX as u64 {
+        return Err(invalid("range needs more than 2^32 tiles"));
+    }
+    Ok((starts, acc))
 }
 
 /// Whether at least half of a chunk's positions have free bits (`~Mask` within the word) that form
@@ -638,7 +654,7 @@ fn deposit_heavy(c: &crate::layout::ChunkDesc, meta: &[u8]) -> bool {
 /// checks, each walking more words (on the H200, 1 KiB rows gained 0.03 of the D2D copy and rows
 /// from 1.5 KiB on lost 0.05-0.10: bench/GPU_NOTES.md entry 19c), and entries of raw chunks only
 /// copy at the same speed through either kernel.
-fn lean_tiles_allowed(layout: &EntryLayout) -> bool {
+pub(crate) fn lean_tiles_allowed(layout: &EntryLayout) -> bool {
     let coded = |c: &&crate::layout::ChunkDesc| c.group_count > 0;
     layout.chunks.iter().any(|c| coded(&c))
         && layout.chunks.iter().filter(coded).all(|c| {
@@ -653,7 +669,7 @@ fn lean_tiles_allowed(layout: &EntryLayout) -> bool {
 /// Byte offset of each chunk's decode table (`u64::MAX`: none) and the tables' total size: chunks
 /// with `1 <= G * n <= GATHER_TABLE_MAX_ENTRIES` whose positions are mostly deposit-heavy (see
 /// [`deposit_heavy`]), while the total stays within `GATHER_TABLE_MAX_BYTES`.
-fn table_offsets(layout: &EntryLayout) -> (Vec<u64>, u64) {
+pub(crate) fn table_offsets(layout: &EntryLayout) -> (Vec<u64>, u64) {
     table_offsets_within(
         layout,
         crate::device::GATHER_TABLE_MAX_ENTRIES,
@@ -785,18 +801,23 @@ impl PendingDecode<'_> {
             Some(_) => "?".into(),
             None => (self.first_row + k).to_string(),
         };
-        let what = match failure.error_code() {
-            ErrorCode::RowIndex => "row index out of range",
-            ErrorCode::RowLength => "record length differs from the length its contents require",
-            ErrorCode::Padding => "non-zero padding in the record",
-            ErrorCode::GroupId => "group id not below the group count",
-            _ => "record outside its chunk's payload",
-        };
-        Err(GpuError::Format(FormatError::new(
-            failure.error_code(),
-            format!("row {row} (request {k}): {what}"),
-        )))
+        Err(failure_error(&failure, &row))
     }
+}
+
+/// The typed error of a kernel's reported failure; `row` names the failing request's row.
+pub(crate) fn failure_error(failure: &KernelFailure, row: &str) -> GpuError {
+    let what = match failure.error_code() {
+        ErrorCode::RowIndex => "row index out of range",
+        ErrorCode::RowLength => "record length differs from the length its contents require",
+        ErrorCode::Padding => "non-zero padding in the record",
+        ErrorCode::GroupId => "group id not below the group count",
+        _ => "record outside its chunk's payload",
+    };
+    GpuError::Format(FormatError::new(
+        failure.error_code(),
+        format!("row {row} (request {}): {what}", failure.request),
+    ))
 }
 
 impl Drop for PendingDecode<'_> {

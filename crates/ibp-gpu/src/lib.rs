@@ -13,7 +13,10 @@
 //! `examples/gather.rs` walks through a zero-copy gather from a `.ibp` file, checked against the CPU
 //! reader.
 //!
-//! Unsafe code lives only in `nvrtc`, `pinned`, `launch` and `ffi_probe`, each block with a
+//! - [`host`] (feature `host-kernels`): the same kernels compiled for the CPU and run there, to
+//!   test their logic on machines without a GPU.
+//!
+//! Unsafe code lives only in `nvrtc`, `pinned`, `launch`, `ffi_probe` and `host`, each block with a
 //! `// SAFETY:` comment.
 #![warn(missing_docs)]
 
@@ -22,6 +25,8 @@ pub mod device;
 pub mod entry;
 pub mod error;
 mod ffi_probe;
+#[cfg(feature = "host-kernels")]
+pub mod host;
 pub mod kernels;
 mod launch;
 pub mod layout;

@@ -150,6 +150,39 @@ pub fn uniform_rows(
     out
 }
 
+/// Rows of `n` words of `wb` bytes from `groups` templates: position j keeps its template's bits
+/// except a run of free bits from bit 0 whose length (1 .. `max_run`) differs by position, and the
+/// top bit at some positions, so free bits form at most two runs and field lengths differ. The
+/// templates differ only in the two bits above each position's run (so a group that mixes them
+/// still has two runs); 5 % of words and 3 % of rows are noise.
+pub fn two_run_rows(rng: &mut Rng, rows: usize, n: usize, wb: usize, groups: usize, max_run: u32) -> Vec<u8> {
+    let bits = 8 * wb as u32;
+    let word_mask = if wb == 8 { u64::MAX } else { (1u64 << bits) - 1 };
+    let runs: Vec<u32> = (0..n)
+        .map(|_| 1 + rng.below(max_run.min(bits - 3) as u64) as u32)
+        .collect();
+    let free: Vec<u64> = runs
+        .iter()
+        .map(|&run| ((1u64 << run) - 1) | if rng.below(2) == 0 { 1u64 << (bits - 1) } else { 0 })
+        .collect();
+    let base: Vec<u64> = (0..n).map(|_| rng.next_u64() & word_mask).collect();
+    let mut out = Vec::with_capacity(rows * n * wb);
+    for _ in 0..rows {
+        let noise_row = rng.below(100) < 3;
+        let g = rng.below(groups as u64);
+        for j in 0..n {
+            let template = base[j] ^ (g << runs[j]);
+            let v = if noise_row || rng.below(100) < 5 {
+                rng.next_u64()
+            } else {
+                (template & !free[j]) | (rng.next_u64() & free[j])
+            };
+            out.extend_from_slice(&(v & word_mask).to_le_bytes()[..wb]);
+        }
+    }
+    out
+}
+
 /// Encodes `data` (rows of `row_bytes`) into chunks of at most `chunk_rows` rows with the CPU
 /// encoder. Returns each chunk's metadata and payload, in row order.
 pub fn encode_rows(

@@ -8,7 +8,9 @@
 use cudarc::driver::CudaSlice;
 use ibp_codec::{decode_chunk, decode_chunk_rows, DecoderKind, EncodeOptions};
 use ibp_format::{crc32, ChunkMeta, ErrorCode, WordWidth};
-use ibp_gpu::testdata::{encode_rows, float_rows, patterned_rows, read_npy, sparse_rows, uniform_rows, Rng};
+use ibp_gpu::testdata::{
+    encode_rows, float_rows, patterned_rows, read_npy, sparse_rows, two_run_rows, uniform_rows, Rng,
+};
 use ibp_gpu::{EntryLayout, GpuDevice, GpuEntry, GpuError, HostEntry, PayloadHome};
 use std::sync::Arc;
 
@@ -205,39 +207,6 @@ fn generated_cases_match_cpu_decoder() {
         lean >= 4,
         "only {lean} cases with coded chunks used the lean tile kernel"
     );
-}
-
-/// Rows of `n` words of `wb` bytes from `groups` templates: position j keeps its template's bits
-/// except a run of free bits from bit 0 whose length (1 .. `max_run`) differs by position, and the
-/// top bit at some positions, so free bits form at most two runs and field lengths differ. The
-/// templates differ only in the two bits above each position's run (so a group that mixes them
-/// still has two runs); 5 % of words and 3 % of rows are noise.
-fn two_run_rows(rng: &mut Rng, rows: usize, n: usize, wb: usize, groups: usize, max_run: u32) -> Vec<u8> {
-    let bits = 8 * wb as u32;
-    let word_mask = if wb == 8 { u64::MAX } else { (1u64 << bits) - 1 };
-    let runs: Vec<u32> = (0..n)
-        .map(|_| 1 + rng.below(max_run.min(bits - 3) as u64) as u32)
-        .collect();
-    let free: Vec<u64> = runs
-        .iter()
-        .map(|&run| ((1u64 << run) - 1) | if rng.below(2) == 0 { 1u64 << (bits - 1) } else { 0 })
-        .collect();
-    let base: Vec<u64> = (0..n).map(|_| rng.next_u64() & word_mask).collect();
-    let mut out = Vec::with_capacity(rows * n * wb);
-    for _ in 0..rows {
-        let noise_row = rng.below(100) < 3;
-        let g = rng.below(groups as u64);
-        for j in 0..n {
-            let template = base[j] ^ (g << runs[j]);
-            let v = if noise_row || rng.below(100) < 5 {
-                rng.next_u64()
-            } else {
-                (template & !free[j]) | (rng.next_u64() & free[j])
-            };
-            out.extend_from_slice(&(v & word_mask).to_le_bytes()[..wb]);
-        }
-    }
-    out
 }
 
 /// Rows of whole words with at most two runs of free bits per position and field lengths that

@@ -1,0 +1,266 @@
+//! The decoder kernels run on the CPU (feature `host-kernels`): `kernels/ibp_gather.cu` compiled as
+//! C++ with `kernels/host/cuda_host.h` (one thread per GPU thread, warp collectives and block
+//! barriers as thread barriers) and launched with the parameters, shapes and buffers a [`GpuEntry`]
+//! gives the device, every pointer a host address. It lets machines without a GPU (CI) check the
+//! kernels' logic against the CPU decoder: the rows they decode, the errors they report on corrupt
+//! input. It says nothing about speed; tile loads take the kernels' non-`cp.async` path.
+//!
+//! [`GpuEntry`]: crate::GpuEntry
+
+use crate::entry::{build_layout, failure_error, lean_tiles_allowed, stage_bytes, table_offsets, tile_starts, tiling};
+use crate::launch::{self, GatherParams};
+use crate::status::KernelFailure;
+use crate::{EntryLayout, GpuError, GpuResult};
+use ibp_format::ChunkMeta;
+
+extern "C" {
+    fn ibp_host_gather(p: *const GatherParams, blocks: u32, smem: u32);
+    fn ibp_host_build_tables(p: *const GatherParams, tables_size: u64);
+    fn ibp_host_decode_tiles(
+        p: *const GatherParams,
+        tile_starts: *const u32,
+        tile_rows: u32,
+        tile_bytes: u32,
+        table_entries: u32,
+        blocks: u32,
+        smem: u32,
+        lean: i32,
+    );
+}
+
+/// Per-block shared-memory limit assumed for staging buffers (the H200's opt-in limit, 227 KiB).
+const SMEM_LIMIT: u32 = 227 * 1024;
+/// Most blocks of an emulated launch (blocks run one after another; more than one exercises the
+/// kernels' grid-stride and per-block tile runs).
+const MAX_BLOCKS: u64 = 3;
+
+/// Bytes whose first one is 16-byte aligned (the kernels load 16-byte vectors), zero-initialised.
+struct Aligned {
+    buf: Vec<u8>,
+    off: usize,
+    len: usize,
+}
+
+impl Aligned {
+    fn zeroed(len: usize) -> Aligned {
+        let buf = vec![0u8; len + 16];
+        let off = buf.as_ptr().align_offset(16);
+        Aligned { buf, off, len }
+    }
+    fn from_bytes(bytes: &[u8]) -> Aligned {
+        let mut a = Aligned::zeroed(bytes.len());
+        a.bytes_mut().copy_from_slice(bytes);
+        a
+    }
+    fn bytes(&self) -> &[u8] {
+        &self.buf[self.off..self.off + self.len]
+    }
+    fn bytes_mut(&mut self) -> &mut [u8] {
+        &mut self.buf[self.off..self.off + self.len]
+    }
+    /// The address the kernels read.
+    fn addr(&self) -> u64 {
+        self.buf[self.off..].as_ptr() as u64
+    }
+    /// The address the kernels write.
+    fn addr_mut(&mut self) -> u64 {
+        self.buf[self.off..].as_mut_ptr() as u64
+    }
+}
+
+/// An entry loaded for the CPU-run kernels: the buffers a [`crate::GpuEntry`] uploads, in host memory.
+pub struct HostKernels {
+    layout: EntryLayout,
+    chunks: Aligned,
+    meta: Aligned,
+    anchors: Vec<u64>,
+    payload: Aligned,
+    /// Decode tables `ibp_build_tables` wrote for `ibp_gather`, and each chunk's offset in them.
+    tables: Option<(Aligned, Vec<u64>)>,
+    stage_bytes: u32,
+    lean_allowed: bool,
+}
+
+/// Which tile kernel a range decode uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TileKernel {
+    /// The one a `GpuEntry` picks (`ibp_decode_tiles_lean` where the entry allows it).
+    Auto,
+    /// `ibp_decode_tiles` always (as `GpuEntry::use_general_tile_decoder(true)`).
+    General,
+}
+
+impl HostKernels {
+    /// Builds the layout (checking each payload's length and CRC, as [`crate::HostEntry::new`]) and
+    /// runs `ibp_build_tables`.
+    pub fn new(row_bytes: u64, metas: &[ChunkMeta], payloads: &[&[u8]]) -> GpuResult<HostKernels> {
+        let layout = build_layout(row_bytes, metas, payloads)?;
+        let mut payload = Aligned::zeroed(layout.payload_buffer_len as usize);
+        for (i, p) in payloads.iter().enumerate() {
+            payload.bytes_mut()[layout.payload_range(i)].copy_from_slice(p);
+        }
+        let mut entry = HostKernels {
+            chunks: Aligned::from_bytes(&layout.chunk_bytes()),
+            meta: Aligned::from_bytes(&layout.meta),
+            anchors: layout.anchors.clone(),
+            payload,
+            tables: None,
+            stage_bytes: stage_bytes(&layout, SMEM_LIMIT),
+            lean_allowed: lean_tiles_allowed(&layout),
+            layout,
+        };
+        let (offsets, total) = table_offsets(&entry.layout);
+        if total > 0 {
+            let mut tables = Aligned::zeroed(total as usize);
+            let p = GatherParams {
+                chunks: entry.chunks.addr(),
+                meta: entry.meta.addr(),
+                meta_size: entry.layout.meta.len() as u64,
+                tables: tables.addr_mut(),
+                table_offsets: offsets.as_ptr() as u64,
+                chunk_count: entry.layout.chunks.len() as u32,
+                ..Default::default()
+            };
+            // SAFETY: `p` points at the chunk descriptors and metadata of this layout (sizes in `p`),
+            // `tables` holds `total` writable bytes and `offsets` one value per chunk, all alive for
+            // the call, which returns after the emulated grid has finished.
+            unsafe { ibp_host_build_tables(&p, total) };
+            entry.tables = Some((tables, offsets));
+        }
+        Ok(entry)
+    }
+
+    /// Entry `entry` of a container (payload CRCs checked by the reader).
+    pub fn from_reader<R: std::io::Read + std::io::Seek>(
+        reader: &mut ibp_codec::ContainerReader<R>,
+        entry: usize,
+    ) -> GpuResult<HostKernels> {
+        let info = reader.entries().get(entry).cloned().ok_or_else(|| {
+            GpuError::Format(ibp_format::FormatError::new(
+                ibp_format::ErrorCode::RowIndex,
+                format!("entry {entry} requested, container has {}", reader.entries().len()),
+            ))
+        })?;
+        let mut metas = Vec::new();
+        let mut payloads = Vec::new();
+        for chunk in 0..info.chunks.len() {
+            let (m, p) = reader.read_chunk(entry, chunk)?;
+            metas.push(m);
+            payloads.push(p);
+        }
+        let refs: Vec<&[u8]> = payloads.iter().map(|p| p.as_slice()).collect();
+        HostKernels::new(info.row_bytes, &metas, &refs)
+    }
+
+    /// The entry's layout.
+    pub fn layout(&self) -> &EntryLayout {
+        &self.layout
+    }
+
+    /// Whether range decodes take `ibp_decode_tiles_lean` (with [`TileKernel::Auto`]).
+    pub fn uses_lean_tiles(&self) -> bool {
+        self.lean_allowed && tiling(&self.layout).is_some()
+    }
+
+    fn params(&self, rows: u64, first_row: u64, count: u64, out: &mut Aligned, status: &mut u64) -> GatherParams {
+        let (tables, table_offsets) = match &self.tables {
+            Some((t, o)) => (t.addr(), o.as_ptr() as u64),
+            None => (0, 0),
+        };
+        GatherParams {
+            payload: self.payload.addr(),
+            payload_size: self.layout.payload_buffer_len,
+            chunks: self.chunks.addr(),
+            meta: self.meta.addr(),
+            meta_size: self.layout.meta.len() as u64,
+            anchors: self.anchors.as_ptr() as u64,
+            anchor_count: self.anchors.len() as u64,
+            entry_rows: self.layout.row_count,
+            rows,
+            first_row,
+            count,
+            out: out.addr_mut(),
+            status: status as *mut u64 as u64,
+            tables,
+            table_offsets,
+            chunk_count: self.layout.chunks.len() as u32,
+            row_bytes: self.layout.row_bytes as u32,
+            stage_bytes: self.stage_bytes,
+            reserved: 0,
+        }
+    }
+
+    /// `ibp_gather` of `rows` (indices checked by the kernel only, as
+    /// `GpuEntry::gather_device_rows`): the rows, or the first failing request's error.
+    pub fn gather(&self, rows: &[u64]) -> GpuResult<Vec<u8>> {
+        let count = rows.len() as u64;
+        let mut out = Aligned::zeroed((count * self.layout.row_bytes) as usize);
+        let mut status = 0u64;
+        if count > 0 {
+            let p = self.params(rows.as_ptr() as u64, 0, count, &mut out, &mut status);
+            let blocks = count.div_ceil(launch::WARPS_PER_BLOCK as u64).min(MAX_BLOCKS) as u32;
+            // SAFETY: `p` describes this entry's buffers with their sizes, `rows` holds `count`
+            // indices, `out` `count * row_bytes` writable bytes, `status` one u64; all outlive the
+            // call, which returns after the emulated grid has finished (`out` and `status` are
+            // written only through the addresses taken from their `&mut` borrows above).
+            unsafe { ibp_host_gather(&p, blocks, self.stage_bytes * launch::WARPS_PER_BLOCK) };
+        }
+        Self::finish(status, out, |k| {
+            rows.get(k as usize).map_or("?".into(), |r| r.to_string())
+        })
+    }
+
+    /// Rows `first .. first + count` through the tile kernel `kernel` picks (through `ibp_gather`
+    /// when records are too long for a tile, as on the device).
+    pub fn decode_range(&self, first: u64, count: u64, kernel: TileKernel) -> GpuResult<Vec<u8>> {
+        if first.checked_add(count).is_none_or(|e| e > self.layout.row_count) {
+            return Err(GpuError::Format(ibp_format::FormatError::new(
+                ibp_format::ErrorCode::RowIndex,
+                format!(
+                    "rows {first}..{first}+{count} exceed the entry's {} rows",
+                    self.layout.row_count
+                ),
+            )));
+        }
+        let mut out = Aligned::zeroed((count * self.layout.row_bytes) as usize);
+        let mut status = 0u64;
+        if count > 0 {
+            let p = self.params(0, first, count, &mut out, &mut status);
+            match tiling(&self.layout) {
+                Some((tile_rows, tile_bytes, table_entries)) => {
+                    let (starts, tiles) = tile_starts(&self.layout, first, count, tile_rows)?;
+                    let lean = kernel == TileKernel::Auto && self.lean_allowed;
+                    let smem = launch::tiles_smem(tile_rows, tile_bytes, table_entries);
+                    // SAFETY: as in `gather`, plus `starts` holds `chunk_count + 1` tile indices
+                    // consistent with the range and `tile_rows`, and `smem` is the dynamic shared
+                    // memory the device launch gives (the emulation allocates it).
+                    unsafe {
+                        ibp_host_decode_tiles(
+                            &p,
+                            starts.as_ptr(),
+                            tile_rows,
+                            tile_bytes,
+                            table_entries,
+                            tiles.clamp(1, MAX_BLOCKS) as u32,
+                            smem,
+                            lean as i32,
+                        )
+                    };
+                }
+                None => {
+                    let blocks = count.div_ceil(launch::WARPS_PER_BLOCK as u64).min(MAX_BLOCKS) as u32;
+                    // SAFETY: as in `gather`, with no row list (rows first .. first + count).
+                    unsafe { ibp_host_gather(&p, blocks, self.stage_bytes * launch::WARPS_PER_BLOCK) };
+                }
+            }
+        }
+        Self::finish(status, out, |k| (first + k).to_string())
+    }
+
+    fn finish(status: u64, out: Aligned, row_of: impl Fn(u64) -> String) -> GpuResult<Vec<u8>> {
+        match KernelFailure::from_word(status) {
+            Some(f) => Err(failure_error(&f, &row_of(f.request))),
+            None => Ok(out.bytes().to_vec()),
+        }
+    }
+}

@@ -1,0 +1,243 @@
+//! The GPU decoder's kernels, compiled for the CPU and run there (feature `host-kernels`, see
+//! `ibp_gpu::host`), against the CPU decoder: whole entries through both tile kernels, ranges across
+//! chunks, gathers (unsorted, duplicates, single row, all rows, indices out of range), and corrupt
+//! records rejected with the CPU decoder's error code. The same checks as `gpu_decode.rs`, here on
+//! every machine (CI has no GPU): they test the kernels' logic, not the device.
+//!
+//! `cargo test -p ibp-gpu --features host-kernels --test host_kernels`
+#![cfg(feature = "host-kernels")]
+
+use ibp_codec::{decode_chunk, decode_chunk_rows, DecoderKind, EncodeOptions};
+use ibp_format::{crc32, ChunkMeta, ErrorCode, WordWidth};
+use ibp_gpu::host::{HostKernels, TileKernel};
+use ibp_gpu::testdata::{encode_rows, float_rows, patterned_rows, sparse_rows, two_run_rows, Rng};
+
+struct Case {
+    row_bytes: usize,
+    metas: Vec<ChunkMeta>,
+    payloads: Vec<Vec<u8>>,
+    expected: Vec<u8>,
+    label: String,
+}
+
+impl Case {
+    fn new(data: &[u8], row_bytes: usize, opts: &EncodeOptions, chunk_rows: usize, label: String) -> Case {
+        let (metas, payloads) = encode_rows(data, row_bytes, opts, chunk_rows);
+        Case {
+            row_bytes,
+            metas,
+            payloads,
+            expected: data.to_vec(),
+            label,
+        }
+    }
+
+    fn load(&self) -> HostKernels {
+        let refs: Vec<&[u8]> = self.payloads.iter().map(|p| p.as_slice()).collect();
+        HostKernels::new(self.row_bytes as u64, &self.metas, &refs)
+            .unwrap_or_else(|e| panic!("{}: load: {e}", self.label))
+    }
+
+    fn rows_of(&self, rows: &[u64]) -> Vec<u8> {
+        let rb = self.row_bytes;
+        rows.iter()
+            .flat_map(|&r| self.expected[r as usize * rb..(r as usize + 1) * rb].iter().copied())
+            .collect()
+    }
+}
+
+fn fixed_width(w: WordWidth, groups: u32, align_log2: u8) -> EncodeOptions {
+    EncodeOptions {
+        word_width: Some(w),
+        threshold: Some(0.8),
+        groups,
+        align_log2,
+        ..Default::default()
+    }
+}
+
+/// Every path of one case; returns whether the entry takes the lean tile kernel.
+fn check_case(case: &Case, rng: &mut Rng) -> bool {
+    let entry = case.load();
+    let label = &case.label;
+    let n = (case.expected.len() / case.row_bytes) as u64;
+    let all = |kernel| {
+        entry
+            .decode_range(0, n, kernel)
+            .unwrap_or_else(|e| panic!("{label}: {e}"))
+    };
+    assert_eq!(all(TileKernel::Auto), case.expected, "{label}: whole entry");
+    let lean = entry.uses_lean_tiles();
+    if lean {
+        assert_eq!(
+            all(TileKernel::General),
+            case.expected,
+            "{label}: whole entry, general kernel"
+        );
+    }
+    let (first, count) = (n / 3, n / 2);
+    let at = first as usize * case.row_bytes;
+    assert_eq!(
+        entry.decode_range(first, count, TileKernel::Auto).unwrap(),
+        &case.expected[at..at + count as usize * case.row_bytes],
+        "{label}: range"
+    );
+    let random: Vec<u64> = (0..97).map(|_| rng.below(n)).collect(); // unsorted, duplicates likely
+    let all_reversed: Vec<u64> = (0..n).rev().collect();
+    for rows in [&random, &vec![rng.below(n)], &all_reversed, &vec![n - 1; 9]] {
+        assert_eq!(
+            entry.gather(rows).unwrap(),
+            case.rows_of(rows),
+            "{label}: gather of {} rows",
+            rows.len()
+        );
+    }
+    // An index past the entry: E_ROW_INDEX naming the first such request.
+    let err = entry.gather(&[0, n, 1, n + 5]).expect_err("row n is out of range");
+    assert_eq!(err.code(), Some(ErrorCode::RowIndex), "{label}: {err}");
+    assert!(err.to_string().contains("request 1"), "{label}: {err}");
+    lean
+}
+
+#[test]
+fn generated_cases_match_cpu_decoder() {
+    let mut rng = Rng::new(21);
+    let (mut cases, mut lean) = (0, 0);
+    for w in [WordWidth::W8, WordWidth::W16, WordWidth::W32, WordWidth::W64] {
+        let wb = w.bytes();
+        for words in [1usize, 17, 32, 33, 100] {
+            for (groups, align_log2) in [(1u32, 0u8), (3, 4), (1, 7)] {
+                let row_bytes = words * wb;
+                let data = patterned_rows(&mut rng, 150, row_bytes, wb, 0.1, 0.05);
+                let label = format!("W{} n{words} G{groups} A{}", w.bits(), 1 << align_log2);
+                let case = Case::new(&data, row_bytes, &fixed_width(w, groups, align_log2), 64, label);
+                lean += usize::from(check_case(&case, &mut rng));
+                cases += 1;
+            }
+        }
+    }
+    // Rows for the lean kernel's two-run fast paths, partial last words, floats and sparse rows
+    // (decode tables for ibp_gather), and rows too long for a tile (ranges through ibp_gather).
+    for (w, words, groups) in [
+        (WordWidth::W64, 25usize, 1usize),
+        (WordWidth::W16, 32, 3),
+        (WordWidth::W32, 64, 1),
+    ] {
+        let data = two_run_rows(&mut rng, 200, words, w.bytes(), groups, 64);
+        let label = format!("two-run W{} n{words} G{groups}", w.bits());
+        let case = Case::new(&data, words * w.bytes(), &fixed_width(w, groups as u32, 2), 96, label);
+        lean += usize::from(check_case(&case, &mut rng));
+        cases += 1;
+    }
+    let partial_rows = |rng: &mut Rng, rows: usize, row_bytes: usize, wb: usize| -> Vec<u8> {
+        let padded = row_bytes.div_ceil(wb) * wb;
+        let wide = patterned_rows(rng, rows, padded, wb, 0.1, 0.05);
+        wide.chunks(padded)
+            .flat_map(|r| r[..row_bytes].iter().copied())
+            .collect()
+    };
+    for (label, data, row_bytes) in [
+        ("floats 200 B", float_rows(&mut rng, 300, 200, 0.02, 4), 200usize),
+        ("sparse 1 KiB", sparse_rows(&mut rng, 120, 1024, 0.05), 1024),
+        ("partial words 23 B", partial_rows(&mut rng, 150, 23, 8), 23),
+        (
+            "rows of 20 KiB",
+            float_rows(&mut rng, 12, 20 * 1024, 0.02, 0),
+            20 * 1024,
+        ),
+    ] {
+        let opts = if row_bytes == 23 {
+            fixed_width(WordWidth::W64, 1, 4)
+        } else {
+            EncodeOptions {
+                align_log2: 4,
+                ..Default::default()
+            }
+        };
+        check_case(&Case::new(&data, row_bytes, &opts, 64, label.into()), &mut rng);
+        cases += 1;
+    }
+    assert!(lean >= 10, "only {lean} of {cases} cases took the lean tile kernel");
+    println!("{cases} cases, {lean} through the lean tile kernel (and the general one)");
+}
+
+/// Flips bits of a chunk's payload (CRC fixed, so the loader accepts it) and decodes each row alone
+/// through `ibp_gather` and both tile kernels: each must decode to the CPU decoder's bytes or fail
+/// with its error code; a whole-entry decode fails exactly when some row does.
+#[test]
+fn corrupt_records_rejected_like_cpu() {
+    let mut rng = Rng::new(22);
+    let (mut decoded, mut rejected) = (0usize, 0usize);
+    for (w, align_log2, groups, words) in [
+        (WordWidth::W8, 0u8, 1u32, 24usize),
+        (WordWidth::W16, 2, 2, 24),
+        (WordWidth::W16, 0, 1, 100),
+        (WordWidth::W32, 4, 1, 40),
+        (WordWidth::W64, 7, 3, 24),
+        (WordWidth::W64, 4, 1, 80),
+    ] {
+        let row_bytes = words * w.bytes();
+        let data = if words <= 64 {
+            two_run_rows(&mut rng, 48, words, w.bytes(), groups as usize, 64)
+        } else {
+            patterned_rows(&mut rng, 48, row_bytes, w.bytes(), 0.05, 0.0)
+        };
+        let (metas, payloads) = encode_rows(&data, row_bytes, &fixed_width(w, groups, align_log2), 48);
+        let (mut meta, mut payload) = (metas[0].clone(), payloads[0].clone());
+        for _ in 0..6 {
+            for _ in 0..1 + rng.below(3) {
+                let bit = rng.below(payload.len() as u64 * 8);
+                payload[(bit / 8) as usize] ^= 1 << (bit % 8);
+            }
+            meta.payload_crc = crc32(&payload);
+            let entry = HostKernels::new(row_bytes as u64, std::slice::from_ref(&meta), &[&payload])
+                .expect("structure unchanged, CRC fixed: loads");
+            let whole = entry.decode_range(0, meta.row_count as u64, TileKernel::Auto);
+            let mut cpu_all = vec![0u8; row_bytes * meta.row_count as usize];
+            let cpu_whole = decode_chunk(&meta, &payload, DecoderKind::Oracle, &mut cpu_all);
+            assert_eq!(
+                whole.is_ok(),
+                cpu_whole.is_ok(),
+                "W{} n{words}: whole-entry verdicts differ",
+                w.bits()
+            );
+            if let Ok(bytes) = whole {
+                assert_eq!(bytes, cpu_all, "whole entry: bytes differ");
+            }
+            for r in 0..meta.row_count {
+                let mut cpu = vec![0u8; row_bytes];
+                let cpu_res = decode_chunk_rows(&meta, &payload, &[r], DecoderKind::Oracle, &mut cpu);
+                for (path, res) in [
+                    ("gather", entry.gather(&[r as u64])),
+                    ("range", entry.decode_range(r as u64, 1, TileKernel::Auto)),
+                    ("range, general", entry.decode_range(r as u64, 1, TileKernel::General)),
+                ] {
+                    match (&cpu_res, res) {
+                        (Ok(()), Ok(got)) => {
+                            assert_eq!(got, cpu, "W{} n{words} row {r} ({path}): bytes differ", w.bits());
+                            decoded += 1;
+                        }
+                        (Err(c), Err(g)) => {
+                            assert_eq!(
+                                g.code(),
+                                Some(c.code),
+                                "row {r} ({path}): CPU says {c}, kernels say {g}"
+                            );
+                            rejected += 1;
+                        }
+                        (c, g) => panic!(
+                            "W{} n{words} row {r} ({path}): CPU {c:?}, kernels {:?}",
+                            w.bits(),
+                            g.map(|_| ())
+                        ),
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        decoded > 100 && rejected > 40,
+        "decoded {decoded}, rejected {rejected}: too few of one kind"
+    );
+    println!("{decoded} rows decoded like the CPU, {rejected} rejected with its code");
+}

@@ -1,0 +1,44 @@
+// launch.cpp: the decoder kernels of kernels/ibp_gather.cu run on the CPU (cuda_host.h), for the
+// ibp-gpu feature `host-kernels` (crates/ibp-gpu/src/host.rs): same parameters, same launch shapes
+// as the device launches in crates/ibp-gpu/src/launch.rs, every pointer a host address.
+// One launch at a time (the emulated shared memory is global); each returns after the grid is done.
+#include "../ibp_status.h"
+#include "cuda_host.h"
+
+#include "../ibp_gather.cu"
+
+namespace {
+std::mutex& launch_lock() {
+    static std::mutex m;
+    return m;
+}
+}  // namespace
+
+extern "C" {
+
+// ibp_gather: `blocks` blocks of IBP_WARPS_PER_BLOCK warps, `smem` bytes of dynamic shared memory.
+void ibp_host_gather(const IbpGatherParams* p, unsigned blocks, unsigned smem) {
+    std::lock_guard<std::mutex> g(launch_lock());
+    const IbpGatherParams prm = *p;
+    run_grid(blocks, 32 * IBP_WARPS_PER_BLOCK, smem, [&] { ibp_gather(prm); });
+}
+
+// ibp_build_tables: one block of IBP_TILE_WARPS warps per chunk.
+void ibp_host_build_tables(const IbpGatherParams* p, ibp_u64 tables_size) {
+    std::lock_guard<std::mutex> g(launch_lock());
+    const IbpGatherParams prm = *p;
+    run_grid(prm.chunk_count ? prm.chunk_count : 1, IBP_TILE_THREADS, 0, [&] { ibp_build_tables(prm, tables_size); });
+}
+
+// ibp_decode_tiles (lean == 0) or ibp_decode_tiles_lean: `blocks` blocks of IBP_TILE_WARPS warps.
+void ibp_host_decode_tiles(const IbpGatherParams* p, const ibp_u32* tile_starts, ibp_u32 tile_rows, ibp_u32 tile_bytes,
+                           ibp_u32 table_entries, unsigned blocks, unsigned smem, int lean) {
+    std::lock_guard<std::mutex> g(launch_lock());
+    const IbpGatherParams prm = *p;
+    run_grid(blocks, IBP_TILE_THREADS, smem, [&] {
+        if (lean) ibp_decode_tiles_lean(prm, tile_starts, tile_rows, tile_bytes, table_entries);
+        else ibp_decode_tiles(prm, tile_starts, tile_rows, tile_bytes, table_entries);
+    });
+}
+
+}  // extern "C"
