@@ -103,7 +103,7 @@ impl HostEntry {
 }
 
 /// Row size, chunk metadata and payloads of a container entry.
-fn read_entry<R: std::io::Read + std::io::Seek>(
+pub(crate) fn read_entry<R: std::io::Read + std::io::Seek>(
     reader: &mut ibp_codec::ContainerReader<R>,
     entry: usize,
 ) -> GpuResult<(u64, Vec<ChunkMeta>, Vec<Vec<u8>>)> {

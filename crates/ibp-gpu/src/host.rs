@@ -7,7 +7,9 @@
 //!
 //! [`GpuEntry`]: crate::GpuEntry
 
-use crate::entry::{build_layout, failure_error, lean_tiles_allowed, stage_bytes, table_offsets, tile_starts, tiling};
+use crate::entry::{
+    build_layout, failure_error, lean_tiles_allowed, read_entry, stage_bytes, table_offsets, tile_starts, tiling,
+};
 use crate::launch::{self, GatherParams};
 use crate::status::KernelFailure;
 use crate::{EntryLayout, GpuError, GpuResult};
@@ -135,21 +137,9 @@ impl HostKernels {
         reader: &mut ibp_codec::ContainerReader<R>,
         entry: usize,
     ) -> GpuResult<HostKernels> {
-        let info = reader.entries().get(entry).cloned().ok_or_else(|| {
-            GpuError::Format(ibp_format::FormatError::new(
-                ibp_format::ErrorCode::RowIndex,
-                format!("entry {entry} requested, container has {}", reader.entries().len()),
-            ))
-        })?;
-        let mut metas = Vec::new();
-        let mut payloads = Vec::new();
-        for chunk in 0..info.chunks.len() {
-            let (m, p) = reader.read_chunk(entry, chunk)?;
-            metas.push(m);
-            payloads.push(p);
-        }
+        let (row_bytes, metas, payloads) = read_entry(reader, entry)?;
         let refs: Vec<&[u8]> = payloads.iter().map(|p| p.as_slice()).collect();
-        HostKernels::new(info.row_bytes, &metas, &refs)
+        HostKernels::new(row_bytes, &metas, &refs)
     }
 
     /// The entry's layout.
