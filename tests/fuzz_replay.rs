@@ -28,6 +28,9 @@ fn check(target: &str, data: &[u8]) {
         "roundtrip" => props::check_roundtrip(data),
         "differential" => props::check_differential(data),
         "no_leak" => props::check_no_leak(data),
+        // Containers: the CPU decoder's property here; the kernels' own property (which needs the
+        // ibp-gpu feature host-kernels) replays them in crates/ibp-gpu/tests/host_kernels.rs.
+        "kernels" => props::check_decode(data),
         other => panic!("no property for target {other:?}"),
     }
 }

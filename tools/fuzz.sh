@@ -8,7 +8,7 @@
 #   tools/fuzz.sh --minimize TARGET CRASH_FILE                  minimise a crash into
 #                                                               fuzz/artifacts/TARGET/
 #
-# Targets: parse decode gather roundtrip differential no_leak (fuzz/README.md says what each checks).
+# Targets: parse decode gather roundtrip differential no_leak kernels (fuzz/README.md says what each checks).
 # Seeds: fuzz/corpus/TARGET (committed) and, for the container targets, conformance/vectors/*.ibp.
 # New inputs go to fuzz/target/corpus-work/TARGET (not committed: `--merge` folds them in).
 # Crashes go to fuzz/artifacts/TARGET/; the exit status is non-zero when one is found.
@@ -19,7 +19,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 triple=$(rustc -vV | sed -n 's/^host: //p')
-targets=(parse decode gather roundtrip differential no_leak)
+targets=(parse decode gather roundtrip differential no_leak kernels)
 bin_dir="$root/fuzz/target/$triple/release"
 [[ -n ${FUZZ_ASAN:-} ]] && bin_dir="$root/fuzz/target/asan/$triple/release"
 
@@ -61,7 +61,7 @@ seed_dirs() {
     local t=$1
     local dirs=("fuzz/corpus/$t")
     case $t in
-        parse | decode | differential | no_leak)
+        parse | decode | differential | no_leak | kernels)
             [[ -d conformance/vectors ]] && dirs+=(conformance/vectors)
             ;;
     esac
@@ -93,7 +93,7 @@ case "${1:-}" in
         keep=$(mktemp -d)
         cp "fuzz/corpus/$t"/seed-* "$keep/" 2>/dev/null || true
         budget=$((${FUZZ_CORPUS_KB:-32} * 1024))
-        seed_sums=$(for f in "$keep"/seed-*; do [[ -f $f ]] && sha1sum "$f" | cut -d' ' -f1; done)
+        seed_sums=$(for f in "$keep"/seed-*; do if [[ -f $f ]]; then sha1sum "$f" | cut -d' ' -f1; fi; done)
         used=0
         while read -r size file; do
             [[ $((used + size)) -gt $budget ]] && break

@@ -4,8 +4,10 @@
 //! [`props`], which panics when a property fails. The root test `tests/fuzz_replay.rs` includes the
 //! same two modules (with `#[path]`) and replays every committed corpus and crash file through them
 //! on every `cargo test`. [`replay`] lists those files and turns them into containers, for any other
-//! decoder (the GPU decoder) to be compared against the CPU reference.
+//! decoder (the GPU decoder) to be compared against the CPU reference. [`kernels`] checks the GPU
+//! decoder's kernels, run on the CPU, against that reference.
 #![forbid(unsafe_code)]
 
+pub mod kernels;
 pub mod props;
 pub mod replay;

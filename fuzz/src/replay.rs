@@ -15,7 +15,15 @@ use ibp_format::{
 use std::path::{Path, PathBuf};
 
 /// Every fuzz target, in the order the scripts run them.
-pub const TARGETS: [&str; 6] = ["parse", "decode", "gather", "roundtrip", "differential", "no_leak"];
+pub const TARGETS: [&str; 7] = [
+    "parse",
+    "decode",
+    "gather",
+    "roundtrip",
+    "differential",
+    "no_leak",
+    "kernels",
+];
 
 /// One committed fuzz input.
 #[derive(Debug, Clone)]

@@ -254,3 +254,61 @@ impl HostKernels {
         }
     }
 }
+
+/// Every entry of a container decoded by the kernels, entry by entry: `Ok(entries)` (name and
+/// bytes) or `Err(code)` for the first rejection, as the CPU reader's `decode_bytes` reports it.
+pub type Decoded = Result<Vec<(String, Vec<u8>)>, ibp_format::ErrorCode>;
+
+/// What the kernels make of container `bytes`, each entry three ways: a whole-entry decode (the tile
+/// kernel the entry takes, or `ibp_gather` for rows too long for a tile), the general tile kernel
+/// where that was the lean one, and `ibp_gather` of every row in reverse order. `Err(text)` when the
+/// three disagree (bytes, or one failing where another does not), or when a failure is not a data
+/// error: a fault of the kernels, whatever the input. Entries of more than `max_bytes` decoded
+/// bytes are skipped (reported as decoding to nothing).
+pub fn decode_container(bytes: &[u8], max_bytes: u64) -> Result<Decoded, String> {
+    let mut reader = match ibp_codec::ContainerReader::open(std::io::Cursor::new(bytes)) {
+        Ok(r) => r,
+        Err(e) => return Ok(Err(e.code)),
+    };
+    let data_code = |e: GpuError| e.code().ok_or_else(|| format!("not a data error: {e}"));
+    let mut out = Vec::new();
+    for e in 0..reader.entries().len() {
+        let info = reader.entries()[e].clone();
+        if info.row_count.checked_mul(info.row_bytes).is_none_or(|b| b > max_bytes) {
+            out.push((info.name, Vec::new()));
+            continue;
+        }
+        let entry = match HostKernels::from_reader(&mut reader, e) {
+            Ok(entry) => entry,
+            Err(err) => return Ok(Err(data_code(err)?)),
+        };
+        let (n, row_bytes) = (entry.layout.row_count, entry.layout.row_bytes as usize);
+        let whole = entry.decode_range(0, n, TileKernel::Auto);
+        if entry.uses_lean_tiles() {
+            let general = entry.decode_range(0, n, TileKernel::General);
+            let verdict = |r: &GpuResult<Vec<u8>>| r.as_ref().map_err(|e| e.code()).cloned();
+            if verdict(&whole) != verdict(&general) {
+                return Err(format!("entry {e}: the lean and general tile kernels disagree"));
+            }
+        }
+        let reversed: Vec<u64> = (0..n).rev().collect();
+        let gathered = entry.gather(&reversed);
+        match (&whole, &gathered) {
+            (Ok(w), Ok(g)) => {
+                let back: Vec<u8> = g.chunks(row_bytes.max(1)).rev().flatten().copied().collect();
+                if &back != w {
+                    return Err(format!(
+                        "entry {e}: ibp_gather and the range decode give different bytes"
+                    ));
+                }
+            }
+            (Err(_), Err(_)) => {}
+            _ => return Err(format!("entry {e}: only one of ibp_gather and the range decode fails")),
+        }
+        match whole {
+            Ok(bytes) => out.push((info.name, bytes)),
+            Err(err) => return Ok(Err(data_code(err)?)),
+        }
+    }
+    Ok(Ok(out))
+}

@@ -15,7 +15,7 @@ mod replay;
 
 use ibp_codec::{decode_chunk, decode_chunk_rows, DecoderKind, EncodeOptions};
 use ibp_format::{crc32, ChunkMeta, ErrorCode, WordWidth};
-use ibp_gpu::host::{HostKernels, TileKernel};
+use ibp_gpu::host::{decode_container, HostKernels, TileKernel};
 use ibp_gpu::testdata::{encode_rows, float_rows, patterned_rows, sparse_rows, two_run_rows, Rng};
 use std::path::Path;
 
@@ -249,45 +249,6 @@ fn corrupt_records_rejected_like_cpu() {
     println!("{decoded} rows decoded like the CPU, {rejected} rejected with its code");
 }
 
-/// Decoded entries `(name, bytes)`, or a rejection's code.
-type Decoded = Result<Vec<(String, Vec<u8>)>, ErrorCode>;
-
-/// Every entry of `bytes` through the kernels: a whole-entry decode (the tile kernel the entry
-/// takes), the general tile kernel where that was the lean one, and a gather of every row in
-/// reverse order (`ibp_gather`); all three must agree.
-fn kernels_decode(bytes: &[u8], label: &str) -> Decoded {
-    let mut reader = ibp_codec::ContainerReader::open(std::io::Cursor::new(bytes)).map_err(|e| e.code)?;
-    let code = |e: ibp_gpu::GpuError| e.code().unwrap_or_else(|| panic!("{label}: not a data error: {e}"));
-    let mut out = Vec::new();
-    for e in 0..reader.entries().len() {
-        let name = reader.entries()[e].name.clone();
-        let entry = HostKernels::from_reader(&mut reader, e).map_err(code)?;
-        let (n, rb) = (entry.layout().row_count, entry.layout().row_bytes as usize);
-        let whole = entry.decode_range(0, n, TileKernel::Auto);
-        if entry.uses_lean_tiles() {
-            let general = entry.decode_range(0, n, TileKernel::General);
-            let codes = |r: &ibp_gpu::GpuResult<Vec<u8>>| r.as_ref().map_err(|e| e.code()).cloned();
-            assert_eq!(codes(&whole), codes(&general), "{label}: tile kernels differ");
-        }
-        let reversed: Vec<u64> = (0..n).rev().collect();
-        let gathered = entry.gather(&reversed);
-        match (&whole, &gathered) {
-            (Ok(w), Ok(g)) => {
-                let back: Vec<u8> = g.chunks(rb.max(1)).rev().flatten().copied().collect();
-                assert_eq!(&back, w, "{label}: gather and range decode differ");
-            }
-            (Err(_), Err(_)) => {}
-            _ => panic!(
-                "{label}: range decode {:?}, gather {:?}",
-                whole.as_ref().map(|_| ()),
-                gathered.as_ref().map(|_| ())
-            ),
-        }
-        out.push((name, whole.map_err(code)?));
-    }
-    Ok(out)
-}
-
 #[test]
 fn fuzz_inputs_and_vectors_decode_through_the_kernels_as_on_the_cpu() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
@@ -295,7 +256,8 @@ fn fuzz_inputs_and_vectors_decode_through_the_kernels_as_on_the_cpu() {
     assert!(cases.len() > 50, "only {} replay cases", cases.len());
     let (mut same_bytes, mut same_code, mut other_code) = (0, 0, 0);
     for case in &cases {
-        match (&case.expected, kernels_decode(&case.bytes, &case.label)) {
+        let got = decode_container(&case.bytes, u64::MAX).unwrap_or_else(|e| panic!("{}: {e}", case.label));
+        match (&case.expected, got) {
             (Ok(cpu), Ok(got)) => {
                 assert_eq!(&got, cpu, "{}: bytes differ from the CPU's", case.label);
                 same_bytes += 1;
