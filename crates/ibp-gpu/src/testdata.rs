@@ -261,3 +261,72 @@ pub fn read_npy(path: &std::path::Path) -> Result<NpyRows> {
         descr,
     })
 }
+
+/// Encoder options of the generated GPU test cases: word width `w`, invariance threshold 0.8,
+/// `groups` groups and alignment `2^align_log2`.
+pub fn fixed_width(w: ibp_format::WordWidth, groups: u32, align_log2: u8) -> EncodeOptions {
+    EncodeOptions {
+        word_width: Some(w),
+        threshold: Some(0.8),
+        groups,
+        align_log2,
+        ..Default::default()
+    }
+}
+
+/// An entry for the decoder tests: rows encoded into chunks of `chunk_rows` rows, and the bytes they
+/// must decode to (checked against the CPU decoder when made).
+pub struct TestEntry {
+    /// Bytes per row.
+    pub row_bytes: usize,
+    /// Each chunk's metadata.
+    pub metas: Vec<ChunkMeta>,
+    /// Each chunk's payload.
+    pub payloads: Vec<Vec<u8>>,
+    /// The rows, concatenated.
+    pub expected: Vec<u8>,
+    /// What the case is, for failure messages.
+    pub label: String,
+}
+
+impl TestEntry {
+    /// Encodes `data` (rows of `row_bytes`) with `opts`; panics if the CPU decoder does not give
+    /// `data` back.
+    pub fn new(data: &[u8], row_bytes: usize, opts: &EncodeOptions, chunk_rows: usize, label: String) -> TestEntry {
+        let (metas, payloads) = encode_rows(data, row_bytes, opts, chunk_rows);
+        let mut expected = vec![0u8; data.len()];
+        let mut at = 0;
+        for (m, p) in metas.iter().zip(&payloads) {
+            let len = m.row_count as usize * row_bytes;
+            ibp_codec::decode_chunk(m, p, ibp_codec::DecoderKind::Fast, &mut expected[at..at + len])
+                .expect("CPU decode");
+            at += len;
+        }
+        assert_eq!(expected, data, "{label}: CPU round trip");
+        TestEntry {
+            row_bytes,
+            metas,
+            payloads,
+            expected,
+            label,
+        }
+    }
+
+    /// Rows in the entry.
+    pub fn rows(&self) -> u64 {
+        (self.expected.len() / self.row_bytes) as u64
+    }
+
+    /// The payloads as slices.
+    pub fn payload_refs(&self) -> Vec<&[u8]> {
+        self.payloads.iter().map(|p| p.as_slice()).collect()
+    }
+
+    /// The expected bytes of `rows`, in that order.
+    pub fn expected_rows(&self, rows: &[u64]) -> Vec<u8> {
+        let rb = self.row_bytes;
+        rows.iter()
+            .flat_map(|&r| self.expected[r as usize * rb..(r as usize + 1) * rb].iter().copied())
+            .collect()
+    }
+}

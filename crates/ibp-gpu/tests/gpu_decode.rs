@@ -9,7 +9,8 @@ use cudarc::driver::CudaSlice;
 use ibp_codec::{decode_chunk, decode_chunk_rows, DecoderKind, EncodeOptions};
 use ibp_format::{crc32, ChunkMeta, ErrorCode, WordWidth};
 use ibp_gpu::testdata::{
-    encode_rows, float_rows, patterned_rows, read_npy, sparse_rows, two_run_rows, uniform_rows, Rng,
+    encode_rows, fixed_width, float_rows, patterned_rows, read_npy, sparse_rows, two_run_rows, uniform_rows, Rng,
+    TestEntry,
 };
 use ibp_gpu::{EntryLayout, GpuDevice, GpuEntry, GpuError, HostEntry, PayloadHome};
 use std::sync::Arc;
@@ -28,65 +29,11 @@ fn gpu() -> Option<Arc<GpuDevice>> {
     }
 }
 
-struct Case {
-    row_bytes: usize,
-    metas: Vec<ChunkMeta>,
-    payloads: Vec<Vec<u8>>,
-    expected: Vec<u8>,
-    label: String,
-}
+type Case = TestEntry;
 
-impl Case {
-    fn new(data: &[u8], row_bytes: usize, opts: &EncodeOptions, chunk_rows: usize, label: String) -> Case {
-        let (metas, payloads) = encode_rows(data, row_bytes, opts, chunk_rows);
-        let mut expected = vec![0u8; data.len()];
-        let mut at = 0;
-        for (m, p) in metas.iter().zip(&payloads) {
-            let len = m.row_count as usize * row_bytes;
-            decode_chunk(m, p, DecoderKind::Fast, &mut expected[at..at + len]).expect("CPU decode");
-            at += len;
-        }
-        assert_eq!(expected, data, "{label}: CPU round trip");
-        Case {
-            row_bytes,
-            metas,
-            payloads,
-            expected,
-            label,
-        }
-    }
-
-    fn rows(&self) -> u64 {
-        (self.expected.len() / self.row_bytes) as u64
-    }
-
-    fn payload_refs(&self) -> Vec<&[u8]> {
-        self.payloads.iter().map(|p| p.as_slice()).collect()
-    }
-
-    fn load(&self, dev: &Arc<GpuDevice>, home: PayloadHome) -> GpuEntry {
-        GpuEntry::load(dev, self.row_bytes as u64, &self.metas, &self.payload_refs(), home)
-            .unwrap_or_else(|e| panic!("{}: load: {e}", self.label))
-    }
-
-    fn expected_rows(&self, rows: &[u64]) -> Vec<u8> {
-        let rb = self.row_bytes;
-        rows.iter()
-            .flat_map(|&r| self.expected[r as usize * rb..(r as usize + 1) * rb].iter().copied())
-            .collect()
-    }
-}
-
-/// Encoder options with word width `w`, invariance threshold 0.8, `groups` groups and alignment
-/// `2^align_log2` (the generated cases' settings).
-fn fixed_width(w: WordWidth, groups: u32, align_log2: u8) -> EncodeOptions {
-    EncodeOptions {
-        word_width: Some(w),
-        threshold: Some(0.8),
-        groups,
-        align_log2,
-        ..Default::default()
-    }
+fn load(case: &Case, dev: &Arc<GpuDevice>, home: PayloadHome) -> GpuEntry {
+    GpuEntry::load(dev, case.row_bytes as u64, &case.metas, &case.payload_refs(), home)
+        .unwrap_or_else(|e| panic!("{}: load: {e}", case.label))
 }
 
 fn gather_to_host(entry: &GpuEntry, rows: &[u64]) -> Result<Vec<u8>, GpuError> {
@@ -121,7 +68,7 @@ fn decode_all_to_host(entry: &GpuEntry) -> Vec<u8> {
 fn check_case(dev: &Arc<GpuDevice>, case: &Case, rng: &mut Rng) -> bool {
     let mut lean = false;
     for home in [PayloadHome::Device, PayloadHome::HostMapped] {
-        let entry = case.load(dev, home);
+        let entry = load(case, dev, home);
         let label = format!("{} {home:?}", case.label);
         assert_eq!(decode_all_to_host(&entry), case.expected, "{label}: whole entry");
         if entry.uses_lean_tiles() {

@@ -14,58 +14,23 @@
 mod replay;
 
 use ibp_codec::{decode_chunk, decode_chunk_rows, DecoderKind, EncodeOptions};
-use ibp_format::{crc32, ChunkMeta, ErrorCode, WordWidth};
+use ibp_format::{crc32, ErrorCode, WordWidth};
 use ibp_gpu::host::{decode_container, HostKernels, TileKernel};
-use ibp_gpu::testdata::{encode_rows, float_rows, patterned_rows, sparse_rows, two_run_rows, Rng};
+use ibp_gpu::testdata::{
+    encode_rows, fixed_width, float_rows, patterned_rows, sparse_rows, two_run_rows, Rng, TestEntry,
+};
 use std::path::Path;
 
-struct Case {
-    row_bytes: usize,
-    metas: Vec<ChunkMeta>,
-    payloads: Vec<Vec<u8>>,
-    expected: Vec<u8>,
-    label: String,
-}
+type Case = TestEntry;
 
-impl Case {
-    fn new(data: &[u8], row_bytes: usize, opts: &EncodeOptions, chunk_rows: usize, label: String) -> Case {
-        let (metas, payloads) = encode_rows(data, row_bytes, opts, chunk_rows);
-        Case {
-            row_bytes,
-            metas,
-            payloads,
-            expected: data.to_vec(),
-            label,
-        }
-    }
-
-    fn load(&self) -> HostKernels {
-        let refs: Vec<&[u8]> = self.payloads.iter().map(|p| p.as_slice()).collect();
-        HostKernels::new(self.row_bytes as u64, &self.metas, &refs)
-            .unwrap_or_else(|e| panic!("{}: load: {e}", self.label))
-    }
-
-    fn rows_of(&self, rows: &[u64]) -> Vec<u8> {
-        let rb = self.row_bytes;
-        rows.iter()
-            .flat_map(|&r| self.expected[r as usize * rb..(r as usize + 1) * rb].iter().copied())
-            .collect()
-    }
-}
-
-fn fixed_width(w: WordWidth, groups: u32, align_log2: u8) -> EncodeOptions {
-    EncodeOptions {
-        word_width: Some(w),
-        threshold: Some(0.8),
-        groups,
-        align_log2,
-        ..Default::default()
-    }
+fn load(case: &Case) -> HostKernels {
+    HostKernels::new(case.row_bytes as u64, &case.metas, &case.payload_refs())
+        .unwrap_or_else(|e| panic!("{}: load: {e}", case.label))
 }
 
 /// Every path of one case; returns whether the entry takes the lean tile kernel.
 fn check_case(case: &Case, rng: &mut Rng) -> bool {
-    let entry = case.load();
+    let entry = load(case);
     let label = &case.label;
     let n = (case.expected.len() / case.row_bytes) as u64;
     let all = |kernel| {
@@ -94,7 +59,7 @@ fn check_case(case: &Case, rng: &mut Rng) -> bool {
     for rows in [&random, &vec![rng.below(n)], &all_reversed, &vec![n - 1; 9]] {
         assert_eq!(
             entry.gather(rows).unwrap(),
-            case.rows_of(rows),
+            case.expected_rows(rows),
             "{label}: gather of {} rows",
             rows.len()
         );
