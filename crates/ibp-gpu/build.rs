@@ -7,7 +7,12 @@ fn main() {
         for f in ["ibp_gather.cu", "ibp_status.h", "host/cuda_host.h", "host/launch.cpp"] {
             println!("cargo:rerun-if-changed={}", kernels.join(f).display());
         }
-        cc::Build::new()
+        // IBP_HOST_KERNELS_ASAN=1: AddressSanitizer in the kernels (run the tests with the runtime
+        // preloaded: LD_PRELOAD=$(g++ -print-file-name=libasan.so) ASAN_OPTIONS=detect_leaks=0).
+        println!("cargo:rerun-if-env-changed=IBP_HOST_KERNELS_ASAN");
+        let asan = std::env::var("IBP_HOST_KERNELS_ASAN").is_ok_and(|v| v == "1");
+        let mut build = cc::Build::new();
+        build
             .cpp(true)
             .std("c++20")
             .file(kernels.join("host/launch.cpp"))
@@ -15,8 +20,14 @@ fn main() {
             .flag_if_supported("-Wno-unknown-pragmas")
             .flag_if_supported("-Wno-unused-parameter")
             .flag_if_supported("-Wno-unused-function")
-            .opt_level(2)
-            .compile("ibp_host_kernels");
+            .opt_level(2);
+        if asan {
+            build.flag("-fsanitize=address").flag("-fno-omit-frame-pointer");
+        }
+        build.compile("ibp_host_kernels");
+        if asan {
+            println!("cargo:rustc-link-lib=asan");
+        }
         println!("cargo:rustc-link-lib=pthread");
     }
 }
