@@ -923,10 +923,29 @@ ibp_build_tables(const IbpGatherParams prm, ibp_u64 tables_size) {
 #endif
 #define IBP_TILE_THREADS (32 * IBP_TILE_WARPS)
 #ifndef IBP_TILE_CP_ASYNC
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
 #define IBP_TILE_CP_ASYNC 1
 #else
 #define IBP_TILE_CP_ASYNC 0
+#endif
+#endif
+#if IBP_TILE_CP_ASYNC
+// Asynchronous 16-byte copies global -> shared (sm_80+): cp_async16 issues one to the shared-window
+// address smem_addr(p) gives, cp_async_wait_all waits for this thread's. Host builds of this file
+// (kernels/host) copy at once and wait for nothing: the same as long as no thread reads a target
+// before the wait and the barrier after it, which the tile kernels never do.
+#ifdef __CUDA_ARCH__
+typedef ibp_u32 ibp_smem_addr;
+__device__ __forceinline__ ibp_smem_addr smem_addr(const void* p) { return (ibp_u32)__cvta_generic_to_shared(p); }
+__device__ __forceinline__ void cp_async16(ibp_smem_addr d, const uint4* s) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(s) : "memory");
+}
+__device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
+#else
+typedef size_t ibp_smem_addr;
+inline ibp_smem_addr smem_addr(const void* p) { return (size_t)p; }
+inline void cp_async16(ibp_smem_addr d, const uint4* s) { *(uint4*)d = *s; }
+inline void cp_async_wait_all() {}
 #endif
 #endif
 #define IBP_TILE_GUARD 16
@@ -1488,9 +1507,8 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
             const uint4* s = stage_span(src, total, vecs64);
             const ibp_u32 vecs = (ibp_u32)vecs64;  // <= tile_bytes / 16
 #if IBP_TILE_CP_ASYNC
-            const ibp_u32 d0 = (ibp_u32)__cvta_generic_to_shared(tile_buf);
-            for (ibp_u32 i = threadIdx.x; i < vecs; i += IBP_TILE_THREADS)
-                asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d0 + 16 * i), "l"(s + i) : "memory");
+            const ibp_smem_addr d0 = smem_addr(tile_buf);
+            for (ibp_u32 i = threadIdx.x; i < vecs; i += IBP_TILE_THREADS) cp_async16(d0 + 16 * i, s + i);
 #else
             uint4* d = (uint4*)tile_buf;
             for (ibp_u32 i0 = threadIdx.x; i0 < vecs; i0 += 4 * IBP_TILE_THREADS) {
@@ -1519,7 +1537,7 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
         }
         if (threadIdx.x == 0) offsets[nrows] = total;
 #if IBP_TILE_CP_ASYNC
-        asm volatile("cp.async.wait_all;\n" ::: "memory");
+        cp_async_wait_all();
 #endif
         __syncthreads();
         // 4. One warp per row, decoding from shared memory.

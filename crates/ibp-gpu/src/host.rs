@@ -3,7 +3,7 @@
 //! barriers as thread barriers) and launched with the parameters, shapes and buffers a [`GpuEntry`]
 //! gives the device, every pointer a host address. It lets machines without a GPU (CI) check the
 //! kernels' logic against the CPU decoder: the rows they decode, the errors they report on corrupt
-//! input. It says nothing about speed; tile loads take the kernels' non-`cp.async` path.
+//! input. It says nothing about speed; the tiles' `cp.async` copies are made at once.
 //!
 //! [`GpuEntry`]: crate::GpuEntry
 
