@@ -1,13 +1,15 @@
 // cuda_host.h: just enough of CUDA's device-side language to compile kernels/*.cu as plain C++20 on
-// a CPU and run their device functions and kernels, with one std::thread per GPU thread.
+// a CPU and run their device functions and kernels.
 //
 // Used by table_decoders.cpp (tools/kernel-host-test.sh) and launch.cpp (the ibp-gpu feature
-// `host-kernels`). Warp collectives (__shfl*_sync, votes, __syncwarp) meet at a barrier of the warp's
-// 32 threads and __syncthreads at one of the block's threads; a thread that returns leaves both (as
-// an exited thread does on the GPU). Code must reach every collective in every lane of a warp, as on
-// the GPU with a full mask, or it deadlocks here. Blocks run one after another; `__shared__` variables
-// are statics and the dynamic shared memory one buffer, so launches must not overlap (launch.cpp
-// serialises them). This checks arithmetic, lane and block logic, not speed or the memory model.
+// `host-kernels`). Every GPU thread of a block is a fiber (ucontext) on the calling OS thread. Warp
+// collectives (__shfl*_sync, votes, __syncwarp) wait for every live thread of the warp, __syncthreads
+// for every live thread of the block; a thread that returns leaves both (as an exited thread does on
+// the GPU). Code must reach every collective in every lane of a warp, as on the GPU with a full mask:
+// a collective some threads never reach is reported as a deadlock. Blocks run one after another;
+// `__shared__` variables are statics and the dynamic shared memory one buffer, so launches must not
+// overlap (launch.cpp serialises them). This checks arithmetic, lane and block logic, not speed or
+// the memory model.
 #pragma once
 
 #include <algorithm>
@@ -135,8 +137,10 @@ inline unsigned long long host_collective(HostScope& s, int kind, unsigned long 
     const unsigned t = g.current, m = host_member(s, t);
     if (s.arrived == 0) {
         s.kind = kind;
-        if (kind == 1 || kind == 3)
-            for (auto& x : s.src) x = 0;  // members that arrive mark themselves
+        if (kind == 1 || kind == 3) {  // members that arrive mark themselves
+            const unsigned n = &s == &g.block ? (unsigned)g.fibers.size() : 32u;
+            for (unsigned i = 0; i < n; i++) s.src[i] = 0;
+        }
     } else if (s.kind != kind) {
         std::fprintf(stderr, "cuda_host.h: threads of one scope at different collectives\n");
         std::abort();
