@@ -1,6 +1,6 @@
 //! The decoder kernels run on the CPU (feature `host-kernels`): `kernels/ibp_gather.cu` compiled as
-//! C++ with `kernels/host/cuda_host.h` (one thread per GPU thread, warp collectives and block
-//! barriers as thread barriers) and launched with the parameters, shapes and buffers a [`GpuEntry`]
+//! C++ with `kernels/host/cuda_host.h` (each GPU thread a fiber; warp collectives and block barriers
+//! wait for every live thread of their scope) and launched with the parameters, shapes and buffers a [`GpuEntry`]
 //! gives the device, every pointer a host address. It lets machines without a GPU (CI) check the
 //! kernels' logic against the CPU decoder: the rows they decode, the errors they report on corrupt
 //! input. It says nothing about speed; the tiles' `cp.async` copies are made at once.
