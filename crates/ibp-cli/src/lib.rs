@@ -34,14 +34,14 @@ pub fn run(cli: Cli) -> i32 {
         // Fails only if a global pool already exists (then its size stands).
         let _ = rayon::ThreadPoolBuilder::new().num_threads(n as usize).build_global();
     }
-    commands::set_reader_limits(cli.reader_limits());
+    let limits = cli.reader_limits();
     let ui = Ui { quiet: cli.quiet };
     let result: Result<(), CliError> = match &cli.command {
         Command::Compress(a) => commands::compress::run(a, ui).map(drop),
-        Command::Decompress(a) => commands::decompress::run(a, ui).map(drop),
-        Command::Inspect(a) => commands::inspect::run(a),
-        Command::Verify(a) => commands::verify::run(a, ui),
-        Command::Bench(a) => commands::bench::run(a, ui),
+        Command::Decompress(a) => commands::decompress::run(a, ui, limits).map(drop),
+        Command::Inspect(a) => commands::inspect::run(a, limits),
+        Command::Verify(a) => commands::verify::run(a, ui, limits),
+        Command::Bench(a) => commands::bench::run(a, ui, limits),
         Command::Demo => commands::demo::run(),
     };
     match result {

@@ -7,6 +7,7 @@ use crate::error::{CliError, CliResult};
 use crate::inputs;
 use crate::layout;
 use crate::progress::Ui;
+use ibp_codec::Limits;
 use ibp_codec::{ContainerReader, ContainerWriter, DecoderKind, EncodeOptions};
 use ibp_format::Dtype;
 use serde::Serialize;
@@ -59,10 +60,10 @@ struct Tensor {
 
 /// Loads the tensors of `path` into memory: decoded from a `.ibp` (keeping its row split), or read
 /// from `.npy`/safetensors/a folder (rows by the default `--row-dim` rule).
-fn load(path: &Path) -> CliResult<Vec<Tensor>> {
+fn load(path: &Path, limits: Limits) -> CliResult<Vec<Tensor>> {
     let is_ibp = path.extension().and_then(|e| e.to_str()) == Some("ibp") || starts_with_ibp_magic(path);
     if is_ibp {
-        let mut r = open_container(path)?;
+        let mut r = open_container(path, limits)?;
         let entries = r.entries().to_vec();
         let data = r.decode_all(DecoderKind::Fast).map_err(|e| CliError::format(path, e))?;
         return Ok(entries
@@ -135,9 +136,9 @@ fn time<T>(iters: Option<u32>, mut f: impl FnMut() -> T) -> (Duration, u32) {
 }
 
 /// Runs the measurements.
-pub fn measure(args: &BenchArgs, ui: Ui) -> CliResult<BenchReport> {
+pub fn measure(args: &BenchArgs, ui: Ui, limits: Limits) -> CliResult<BenchReport> {
     let path = &args.input;
-    let tensors = load(path)?;
+    let tensors = load(path, limits)?;
     let raw: u64 = tensors.iter().map(|t| t.data.len() as u64).sum();
     let opts = EncodeOptions::default();
     let bar = ui.items_bar(if args.no_oracle { 3 } else { 4 }, "bench");
@@ -230,8 +231,8 @@ pub fn render_text(r: &BenchReport) -> String {
 }
 
 /// Runs `ibp bench`.
-pub fn run(args: &BenchArgs, ui: Ui) -> CliResult<()> {
-    let r = measure(args, ui)?;
+pub fn run(args: &BenchArgs, ui: Ui, limits: Limits) -> CliResult<()> {
+    let r = measure(args, ui, limits)?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&r).expect("report serialises"));
     } else {

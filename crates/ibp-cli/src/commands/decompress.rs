@@ -11,6 +11,7 @@ use crate::naming::{safe_relative_path, FolderEntry};
 use crate::progress::Ui;
 use crate::sink::{BarWriter, CountingWriter};
 use crate::tensor_io::{npy, safetensors};
+use ibp_codec::Limits;
 use ibp_codec::{ContainerReader, DecoderKind};
 use ibp_format::{Dtype, EntryInfo};
 use indicatif::ProgressBar;
@@ -80,9 +81,9 @@ pub fn gathered_shape(entry: &EntryInfo, n: u64) -> Vec<u64> {
 }
 
 /// Runs `ibp decompress`.
-pub fn run(args: &DecompressArgs, ui: Ui) -> CliResult<DecompressSummary> {
+pub fn run(args: &DecompressArgs, ui: Ui, limits: Limits) -> CliResult<DecompressSummary> {
     let input = &args.input;
-    let mut reader = open_container(input)?;
+    let mut reader = open_container(input, limits)?;
     let entries = reader.entries().to_vec();
     let selected: Vec<usize> = if args.entry.is_empty() {
         (0..entries.len()).collect()

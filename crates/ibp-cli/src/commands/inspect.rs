@@ -3,6 +3,7 @@
 use crate::cli::InspectArgs;
 use crate::commands::open_container;
 use crate::error::{CliError, CliResult};
+use ibp_codec::Limits;
 use ibp_format::{FOOTER_LEN, HEADER_LEN};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -107,8 +108,8 @@ fn ratio(a: u64, b: u64) -> f64 {
 }
 
 /// Reads every chunk's metadata (not the payloads) and builds the report.
-pub fn report(path: &Path) -> CliResult<InspectReport> {
-    let mut reader = open_container(path)?;
+pub fn report(path: &Path, limits: Limits) -> CliResult<InspectReport> {
+    let mut reader = open_container(path, limits)?;
     let entries = reader.entries().to_vec();
     let mut out = Vec::with_capacity(entries.len());
     let (mut all_rows, mut all_raw_rows) = (0u64, 0u64);
@@ -293,8 +294,8 @@ pub fn render_text(r: &InspectReport, chunks: bool) -> String {
 }
 
 /// Runs `ibp inspect`.
-pub fn run(args: &InspectArgs) -> CliResult<()> {
-    let r = report(&args.input)?;
+pub fn run(args: &InspectArgs, limits: Limits) -> CliResult<()> {
+    let r = report(&args.input, limits)?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&r).expect("report serialises"));
     } else {

@@ -6,6 +6,7 @@ use crate::commands::open_container;
 use crate::error::{CliError, CliResult, ErrorKind};
 use crate::progress::Ui;
 use ibp_codec::DecoderKind;
+use ibp_codec::Limits;
 use serde::Serialize;
 use std::path::Path;
 
@@ -61,8 +62,8 @@ fn row_in_detail(detail: &str) -> Option<u64> {
 
 /// Checks the whole file. Header, footer or directory damage is an error (nothing else can be
 /// located without them); chunk damage is collected.
-pub fn check(path: &Path, oracle: bool, ui: Ui) -> CliResult<VerifyResult> {
-    let mut reader = open_container(path)?;
+pub fn check(path: &Path, oracle: bool, ui: Ui, limits: Limits) -> CliResult<VerifyResult> {
+    let mut reader = open_container(path, limits)?;
     let entries = reader.entries().to_vec();
     let total: u64 = entries.iter().map(|e| e.chunks.len() as u64).sum();
     let bar = ui.items_bar(total, "verify");
@@ -131,8 +132,8 @@ pub fn check(path: &Path, oracle: bool, ui: Ui) -> CliResult<VerifyResult> {
 
 /// Runs `ibp verify`: one line per problem on stderr, a summary on stdout (or JSON); exit 2 when
 /// anything is damaged.
-pub fn run(args: &VerifyArgs, ui: Ui) -> CliResult<()> {
-    let r = check(&args.input, args.oracle, ui)?;
+pub fn run(args: &VerifyArgs, ui: Ui, limits: Limits) -> CliResult<()> {
+    let r = check(&args.input, args.oracle, ui, limits)?;
     for p in &r.problems {
         let row = p.row.map(|r| format!(" row {r}")).unwrap_or_default();
         eprintln!(
