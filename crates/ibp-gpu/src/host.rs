@@ -147,6 +147,33 @@ impl HostKernels {
         &self.layout
     }
 
+    /// Lets `damage` change the bytes the kernels read after the loader checked them (chunk
+    /// descriptors, metadata, row-index anchors, payload), then rebuilds the decode tables from the
+    /// damaged metadata: a test of the kernels' own bounds checks, which must hold whatever these
+    /// buffers hold. The sizes the kernels are given stay those of the buffers.
+    pub fn damage(&mut self, damage: impl FnOnce(&mut [u8], &mut [u8], &mut [u64], &mut [u8])) {
+        damage(
+            self.chunks.bytes_mut(),
+            self.meta.bytes_mut(),
+            &mut self.anchors,
+            self.payload.bytes_mut(),
+        );
+        if let Some((tables, offsets)) = &mut self.tables {
+            let total = tables.len as u64;
+            let p = GatherParams {
+                chunks: self.chunks.addr(),
+                meta: self.meta.addr(),
+                meta_size: self.layout.meta.len() as u64,
+                tables: tables.addr_mut(),
+                table_offsets: offsets.as_ptr() as u64,
+                chunk_count: self.layout.chunks.len() as u32,
+                ..Default::default()
+            };
+            // SAFETY: as in `new`: the buffers have the sizes `p` and `total` give.
+            unsafe { ibp_host_build_tables(&p, total) };
+        }
+    }
+
     /// Whether range decodes take `ibp_decode_tiles_lean` (with [`TileKernel::Auto`]).
     pub fn uses_lean_tiles(&self) -> bool {
         self.lean_allowed && tiling(&self.layout).is_some()

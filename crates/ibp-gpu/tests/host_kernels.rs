@@ -240,3 +240,85 @@ fn fuzz_inputs_and_vectors_decode_through_the_kernels_as_on_the_cpu() {
         cases.len()
     );
 }
+
+/// The kernels' own bounds checks: after a valid load, random bytes of the chunk descriptors, the
+/// metadata (row lengths, group ids, masks), the row-index anchors or the payload are changed (as a
+/// loader bug might), and gathers (with indices out of range too) and range decodes through both tile
+/// kernels run. Any outcome is allowed but a failure that is not a data error; under
+/// `tools/host-kernels-test.sh` (AddressSanitizer in the kernels) any access outside the buffers the
+/// kernels were given aborts the test.
+#[test]
+fn kernels_stay_in_their_buffers_on_damaged_metadata() {
+    let mut rng = Rng::new(23);
+    let mut runs = 0usize;
+    let (mut ok, mut rejected) = (0usize, 0usize);
+    for (w, words, groups, align_log2, raw_rows) in [
+        (WordWidth::W32, 50usize, 1u32, 4u8, 0.0),
+        (WordWidth::W16, 40, 3, 0, 0.1),
+        (WordWidth::W64, 100, 1, 7, 0.0),
+        (WordWidth::W8, 24, 2, 2, 0.2),
+    ] {
+        let row_bytes = words * w.bytes();
+        let data = patterned_rows(&mut rng, 130, row_bytes, w.bytes(), 0.1, raw_rows);
+        let case = Case::new(
+            &data,
+            row_bytes,
+            &fixed_width(w, groups, align_log2),
+            48,
+            format!("W{}", w.bits()),
+        );
+        for _ in 0..60 {
+            let mut entry = load(&case);
+            let n = entry.layout().row_count;
+            let hits = 1 + rng.below(4);
+            let (r1, r2, r3) = (rng.next_u64(), rng.next_u64(), rng.next_u64());
+            entry.damage(|chunks, meta, anchors, payload| {
+                let mut r = Rng::new(r1);
+                for _ in 0..hits {
+                    match r2 % 4 {
+                        0 => {
+                            let i = r.below(chunks.len() as u64) as usize;
+                            chunks[i] ^= 1 << r.below(8);
+                        }
+                        1 => {
+                            let i = r.below(meta.len() as u64) as usize;
+                            meta[i] = r.next_u64() as u8;
+                        }
+                        2 => {
+                            let i = r.below(anchors.len() as u64) as usize;
+                            anchors[i] = if r3 % 2 == 0 {
+                                r.next_u64()
+                            } else {
+                                anchors[i] ^ (1 << r.below(12))
+                            };
+                        }
+                        _ => {
+                            let i = r.below(payload.len() as u64) as usize;
+                            payload[i] = r.next_u64() as u8;
+                        }
+                    }
+                }
+            });
+            let rows: Vec<u64> = (0..40).map(|_| rng.below(n + 2)).collect();
+            for res in [
+                entry.gather(&rows),
+                entry.decode_range(0, n, TileKernel::Auto),
+                entry.decode_range(n / 4, n / 2, TileKernel::General),
+            ] {
+                match res {
+                    Ok(_) => ok += 1,
+                    Err(e) => {
+                        assert!(e.code().is_some(), "not a data error: {e}");
+                        rejected += 1;
+                    }
+                }
+                runs += 1;
+            }
+        }
+    }
+    assert!(
+        ok > 50 && rejected > 50,
+        "{ok} decoded, {rejected} rejected: too few of one kind"
+    );
+    println!("damaged metadata: {runs} launches, {ok} decoded, {rejected} rejected, none outside its buffers");
+}
