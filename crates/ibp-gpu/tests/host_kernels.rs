@@ -267,7 +267,7 @@ fn kernels_stay_in_their_buffers_on_damaged_metadata() {
             48,
             format!("W{}", w.bits()),
         );
-        for _ in 0..60 {
+        for _ in 0..30 {
             let mut entry = load(&case);
             let n = entry.layout().row_count;
             let hits = 1 + rng.below(4);
