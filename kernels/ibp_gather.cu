@@ -764,9 +764,11 @@ __device__ __forceinline__ Job lookup(const IbpGatherParams& prm, const ibp_u64*
         job.wb = wb;
 #if IBP_GATHER_TABLES
         // The chunk's table, when the loader built one (G * n entries, see ibp_build_tables).
+        // (Only when the table its descriptor implies lies in the tables buffer: the host builds it
+        // from the same descriptor, but the kernel does not rely on that.)
         if (prm.table_offsets) {
             const ibp_u64 toff = prm.table_offsets[lo];
-            if (toff != ~0ull) {
+            if (toff != ~0ull && toff <= prm.tables_size && 32 * (ibp_u64)G * n <= prm.tables_size - toff) {
                 job.table = (const uint4*)(prm.tables + toff) + (ibp_u64)g * n;
                 job.entries = G * n;
             }

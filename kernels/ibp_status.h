@@ -66,7 +66,7 @@ struct IbpGatherParams {
     ibp_u32 chunk_count;
     ibp_u32 row_bytes;
     ibp_u32 stage_bytes;     // shared-memory staging bytes per warp (multiple of 16)
-    ibp_u32 reserved;
+    ibp_u32 tables_size;     // bytes at tables (0 when null)
 };
 
 #endif

@@ -505,7 +505,7 @@ impl GpuEntry {
             chunk_count: self.layout.chunks.len() as u32,
             row_bytes: self.layout.row_bytes as u32,
             stage_bytes: self.stage_bytes,
-            reserved: 0,
+            tables_size: self.tables.as_ref().map_or(0, |(t, _)| t.len() as u32),
         };
         let mut tiles = None;
         match (&rows, self.tiling()) {

@@ -27,7 +27,8 @@ pub(crate) struct GatherParams {
     pub chunk_count: u32,
     pub row_bytes: u32,
     pub stage_bytes: u32,
-    pub reserved: u32,
+    /// Bytes at `tables` (at most `GATHER_TABLE_MAX_BYTES`, so they fit; 0 when null).
+    pub tables_size: u32,
 }
 
 // SAFETY: `GatherParams` is `#[repr(C)]`, made only of integers, with the field order and sizes of

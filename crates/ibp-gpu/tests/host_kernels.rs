@@ -322,3 +322,36 @@ fn kernels_stay_in_their_buffers_on_damaged_metadata() {
     );
     println!("damaged metadata: {runs} launches, {ok} decoded, {rejected} rejected, none outside its buffers");
 }
+
+/// `ibp_gather` uses a chunk's decode table only where the table its descriptor implies (G * n
+/// entries) lies inside the tables buffer: a descriptor damaged to more groups than the table was
+/// built for (every row set to the extra group) must not make it read past the tables (run under
+/// AddressSanitizer by tools/host-kernels-test.sh; before the check it read 16 bytes past them).
+#[test]
+fn ibp_gather_reads_no_table_past_its_buffer() {
+    let mut rng = Rng::new(5);
+    let w = WordWidth::W32;
+    let words = 50usize;
+    let row_bytes = words * 4;
+    let data = float_rows(&mut rng, 3000, row_bytes, 0.02, 4);
+    let case = Case::new(&data, row_bytes, &fixed_width(w, 2, 4), 4000, "probe".into());
+    assert_eq!(case.metas.iter().map(|m| m.group_count).collect::<Vec<_>>(), [2]);
+    for bump in 1..6u32 {
+        let mut entry = load(&case);
+        let last = entry.layout().chunks.len() - 1;
+        entry.damage(|chunks, meta, _anchors, _payload| {
+            let at = last * 80 + 76; // group_count
+            let g = u16::from_le_bytes(chunks[at..at + 2].try_into().unwrap());
+            let v = g + bump as u16;
+            chunks[at..at + 2].copy_from_slice(&v.to_le_bytes());
+            let go = u64::from_le_bytes(chunks[last * 80 + 40..last * 80 + 48].try_into().unwrap()) as usize;
+            for b in &mut meta[go..go + 3000] {
+                *b = (g as u8) + (bump as u8) - 1;
+            }
+        });
+        let rows: Vec<u64> = (0..4).collect();
+        if let Err(e) = entry.gather(&rows) {
+            assert!(e.code().is_some(), "not a data error: {e}");
+        }
+    }
+}
