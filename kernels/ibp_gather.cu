@@ -381,6 +381,13 @@ __device__ __forceinline__ void warp_copy(ibp_u8* dst, const ibp_u8* src, ibp_u6
 #define IBP_TABLE_UNIFORM_F 1u
 #define IBP_TABLE_NO_MULTI 2u
 
+// Whether the stored length of chunk row idx (lb bytes at lengths_offset + idx * lb) lies inside
+// the metadata. lb must be 1, 2 or 4 and no sum may wrap, whatever a descriptor holds; idx < 2^32 (a
+// row of a chunk) and lb <= 4, so once lengths_offset <= meta_size nothing below wraps.
+__device__ __forceinline__ bool stored_len_inside(ibp_u64 lengths_offset, ibp_u64 idx, ibp_u32 lb, ibp_u64 meta_size) {
+    return (lb == 1 || lb == 2 || lb == 4) && lengths_offset <= meta_size && lengths_offset + (idx + 1) * lb <= meta_size;
+}
+
 __device__ __forceinline__ ibp_u64 read_stored_len(const ibp_u8* p, ibp_u32 lb) {
     return lb == 1 ? (ibp_u64)p[0]
          : lb == 2 ? (ibp_u64)(p[0] | (p[1] << 8))
@@ -710,8 +717,9 @@ __device__ __forceinline__ Job lookup(const IbpGatherParams& prm, const ibp_u64*
         ibp_u64 units = 0;
         bool index_ok = true;
         if (lane <= r_lane) {
-            const ibp_u64 at = lengths_offset + ((r & ~31ull) + lane) * lb;  // row <= r < row_count
-            if (at + lb > prm.meta_size) {
+            const ibp_u64 idx = (r & ~31ull) + lane;  // row <= r < row_count
+            const ibp_u64 at = lengths_offset + idx * lb;
+            if (!stored_len_inside(lengths_offset, idx, lb, prm.meta_size)) {
                 index_ok = false;
             } else {
                 const ibp_u8* p = prm.meta + at;
@@ -1422,8 +1430,9 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
             ibp_u64 units = 0;
             bool ok = anchor < prm.anchor_count;
             if (lane < r_lane) {
-                const ibp_u64 at = c.lengths_offset + ((r0 & ~31ull) + lane) * lb;
-                if (at + lb > prm.meta_size) ok = false;
+                const ibp_u64 idx = (r0 & ~31ull) + lane;
+                const ibp_u64 at = c.lengths_offset + idx * lb;
+                if (!stored_len_inside(c.lengths_offset, idx, lb, prm.meta_size)) ok = false;
                 else units = (ibp_u64)c.length_base + read_stored_len(prm.meta + at, lb);
             }
             ibp_u64 before = units << align_log2;
@@ -1444,7 +1453,7 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
             const ibp_u32 row = my0 + i;
             if (row < nrows) {
                 const ibp_u64 at = c.lengths_offset + (r0 + row) * lb;
-                if (at + lb > prm.meta_size) { ok = false; break; }
+                if (!stored_len_inside(c.lengths_offset, r0 + row, lb, prm.meta_size)) { ok = false; break; }
                 const ibp_u64 len = ((ibp_u64)c.length_base + read_stored_len(prm.meta + at, lb)) << align_log2;
                 if (len == 0 || len > c.raw_padded) { ok = false; break; }
                 my_sum += (ibp_u32)len;
@@ -1534,7 +1543,7 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
             if (row < nrows) {
                 offsets[row] = run;
                 const ibp_u64 at = c.lengths_offset + (r0 + row) * lb;
-                if (at + lb <= prm.meta_size) run += (ibp_u32)(((ibp_u64)c.length_base + read_stored_len(prm.meta + at, lb)) << align_log2);
+                if (stored_len_inside(c.lengths_offset, r0 + row, lb, prm.meta_size)) run += (ibp_u32)(((ibp_u64)c.length_base + read_stored_len(prm.meta + at, lb)) << align_log2);
             }
         }
         if (threadIdx.x == 0) offsets[nrows] = total;

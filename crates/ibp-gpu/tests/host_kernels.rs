@@ -355,3 +355,85 @@ fn ibp_gather_reads_no_table_past_its_buffer() {
         }
     }
 }
+
+/// Every field of the first and the last chunk descriptor set, one at a time, to values a loader bug
+/// might leave (0, one more, all ones): the kernels stay in their buffers (AddressSanitizer under
+/// tools/host-kernels-test.sh) and give a decode or a data error. (With 1, one less and twice as
+/// well, 1,836 launches, the same; a stored-length width of 3 made the length reads go 1 byte past
+/// the metadata until `stored_len_inside`.)
+#[test]
+fn kernels_stay_in_their_buffers_on_each_damaged_descriptor_field() {
+    // (offset, bytes) of every IbpChunk field (kernels/ibp_status.h).
+    const FIELDS: [(usize, usize); 17] = [
+        (0, 8),
+        (8, 8),
+        (16, 8),
+        (24, 8),
+        (32, 8),
+        (40, 8),
+        (48, 8),
+        (56, 4),
+        (60, 4),
+        (64, 4),
+        (68, 4),
+        (72, 1),
+        (73, 1),
+        (74, 1),
+        (75, 1),
+        (76, 2),
+        (78, 2),
+    ];
+    let mut rng = Rng::new(24);
+    let mut launches = 0usize;
+    for (w, words, groups) in [(WordWidth::W32, 50usize, 2u32), (WordWidth::W16, 20, 1)] {
+        let row_bytes = words * w.bytes();
+        let data = float_rows(&mut rng, 200, row_bytes, 0.02, 4);
+        let case = Case::new(
+            &data,
+            row_bytes,
+            &fixed_width(w, groups, 4),
+            80,
+            format!("W{}", w.bits()),
+        );
+        let chunks = case.metas.len();
+        for chunk in [0, chunks - 1] {
+            for (at, size) in FIELDS {
+                for variant in [0u32, 2, 5] {
+                    let mut entry = load(&case);
+                    let n = entry.layout().row_count;
+                    entry.damage(|descs, _, _, _| {
+                        let field = &mut descs[chunk * 80 + at..chunk * 80 + at + size];
+                        let mut bytes = [0u8; 8];
+                        bytes[..size].copy_from_slice(field);
+                        let v = u64::from_le_bytes(bytes);
+                        let max = if size == 8 { u64::MAX } else { (1u64 << (8 * size)) - 1 };
+                        let new = match variant {
+                            0 => 0,
+                            1 => 1,
+                            2 => v.wrapping_add(1) & max,
+                            3 => v.wrapping_sub(1) & max,
+                            4 => v.wrapping_mul(2) & max,
+                            _ => max,
+                        };
+                        field.copy_from_slice(&new.to_le_bytes()[..size]);
+                    });
+                    let rows: Vec<u64> = (0..n + 1).rev().collect();
+                    for res in [
+                        entry.gather(&rows),
+                        entry.decode_range(0, n, TileKernel::Auto),
+                        entry.decode_range(0, n, TileKernel::General),
+                    ] {
+                        if let Err(e) = res {
+                            assert!(
+                                e.code().is_some(),
+                                "chunk {chunk} field @{at} variant {variant}: not a data error: {e}"
+                            );
+                        }
+                        launches += 1;
+                    }
+                }
+            }
+        }
+    }
+    println!("damaged descriptor fields: {launches} launches, none outside its buffers");
+}
