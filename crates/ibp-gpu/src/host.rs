@@ -113,21 +113,8 @@ impl HostKernels {
         };
         let (offsets, total) = table_offsets(&entry.layout);
         if total > 0 {
-            let mut tables = Aligned::zeroed(total as usize);
-            let p = GatherParams {
-                chunks: entry.chunks.addr(),
-                meta: entry.meta.addr(),
-                meta_size: entry.layout.meta.len() as u64,
-                tables: tables.addr_mut(),
-                table_offsets: offsets.as_ptr() as u64,
-                chunk_count: entry.layout.chunks.len() as u32,
-                ..Default::default()
-            };
-            // SAFETY: `p` points at the chunk descriptors and metadata of this layout (sizes in `p`),
-            // `tables` holds `total` writable bytes and `offsets` one value per chunk, all alive for
-            // the call, which returns after the emulated grid has finished.
-            unsafe { ibp_host_build_tables(&p, total) };
-            entry.tables = Some((tables, offsets));
+            entry.tables = Some((Aligned::zeroed(total as usize), offsets));
+            entry.build_tables();
         }
         Ok(entry)
     }
@@ -158,6 +145,11 @@ impl HostKernels {
             &mut self.anchors,
             self.payload.bytes_mut(),
         );
+        self.build_tables();
+    }
+
+    /// Runs `ibp_build_tables` over the current descriptors and metadata into the tables buffer.
+    fn build_tables(&mut self) {
         if let Some((tables, offsets)) = &mut self.tables {
             let total = tables.len as u64;
             let p = GatherParams {
@@ -169,7 +161,9 @@ impl HostKernels {
                 chunk_count: self.layout.chunks.len() as u32,
                 ..Default::default()
             };
-            // SAFETY: as in `new`: the buffers have the sizes `p` and `total` give.
+            // SAFETY: `p` points at this entry's chunk descriptors and metadata (sizes in `p`),
+            // `tables` holds `total` writable bytes and `offsets` one value per chunk, all alive for
+            // the call, which returns after the emulated grid has finished.
             unsafe { ibp_host_build_tables(&p, total) };
         }
     }
