@@ -4,7 +4,9 @@
 //! records rejected with the CPU decoder's error code; and every committed fuzz input, sample
 //! container and conformance vector, as `fuzz_replay_gpu.rs` replays them on a GPU. The same checks
 //! as the GPU tests, here on every machine (CI has no GPU): they test the kernels' logic, not the
-//! device.
+//! device. The last tests damage the buffers after a valid load (`HostKernels::damage`) to test the
+//! kernels' own bounds checks: run them with AddressSanitizer in the kernels
+//! (`tools/host-kernels-test.sh`, as CI does) and any access outside a buffer aborts them.
 //!
 //! `cargo test -p ibp-gpu --features host-kernels --test host_kernels`
 #![cfg(feature = "host-kernels")]
