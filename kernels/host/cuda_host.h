@@ -12,15 +12,12 @@
 // the memory model.
 #pragma once
 
-#include <algorithm>
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <ucontext.h>
 #include <vector>
 
@@ -55,12 +52,8 @@ inline T __ldg(const T* p) { return *p; }
 inline unsigned min(unsigned a, unsigned b) { return a < b ? a : b; }
 inline unsigned max(unsigned a, unsigned b) { return a > b ? a : b; }
 
-inline std::mutex& host_atomic_lock() {
-    static std::mutex m;
-    return m;
-}
+// (Every thread of a launch is a fiber of one OS thread: a plain read-modify-write is atomic here.)
 inline unsigned long long atomicMax(unsigned long long* p, unsigned long long v) {
-    std::lock_guard<std::mutex> g(host_atomic_lock());
     const unsigned long long old = *p;
     if (v > old) *p = v;
     return old;

@@ -5,6 +5,8 @@
 #include "../ibp_status.h"
 #include "cuda_host.h"
 
+#include <mutex>
+
 #include "../ibp_gather.cu"
 
 namespace {

@@ -414,13 +414,6 @@ impl GpuEntry {
         self.launch(Rows::Range(first), count, out, stream)
     }
 
-    /// Tiling of a range decode: rows per tile, tile bytes and per-position table entries (the
-    /// largest `G * n` of a coded chunk within `TABLE_MAX_ENTRIES`; chunks above it decode without
-    /// a table), or `None` when a record is too large for a tile (the per-row kernel is used then).
-    fn tiling(&self) -> Option<(u32, u32, u32)> {
-        tiling(&self.layout)
-    }
-
     /// Decodes chunk `chunk` (all its rows) into `out`.
     pub fn decode_chunk<O: DevicePtrMut<u8>>(
         &self,
@@ -508,7 +501,7 @@ impl GpuEntry {
             tables_size: self.tables.as_ref().map_or(0, |(t, _)| t.len() as u32),
         };
         let mut tiles = None;
-        match (&rows, self.tiling()) {
+        match (&rows, tiling(&self.layout)) {
             (Rows::Range(first), Some((tile_rows, tile_bytes, table_entries))) => {
                 let (starts_d, tile_count, starts_ptr) = self.tile_starts(*first, count, tile_rows, stream)?;
                 p.rows = 0;
@@ -576,8 +569,9 @@ pub(crate) fn stage_bytes(layout: &EntryLayout, smem_limit: u32) -> u32 {
     ((max_raw + 15) & !15).saturating_add(48).min(budget) as u32
 }
 
-/// `(tile_rows, tile_bytes, table_entries)` of the tile kernels for `layout`, or `None` when a record
-/// can be too long for a tile (ranges then go through `ibp_gather`).
+/// Tiling of a range decode: `(tile_rows, tile_bytes, table_entries)` (table entries: the largest
+/// `G * n` of a coded chunk within `TABLE_MAX_ENTRIES`; chunks above it decode without a table), or
+/// `None` when a record can be too long for a tile (ranges then go through `ibp_gather`).
 pub(crate) fn tiling(layout: &EntryLayout) -> Option<(u32, u32, u32)> {
     let max_raw = layout.chunks.iter().map(|c| c.raw_padded).max()?;
     let budget = crate::device::TILE_BYTES;

@@ -209,12 +209,7 @@ impl HostKernels {
         let mut status = 0u64;
         if count > 0 {
             let p = self.params(rows.as_ptr() as u64, 0, count, &mut out, &mut status);
-            let blocks = count.div_ceil(launch::WARPS_PER_BLOCK as u64).min(MAX_BLOCKS) as u32;
-            // SAFETY: `p` describes this entry's buffers with their sizes, `rows` holds `count`
-            // indices, `out` `count * row_bytes` writable bytes, `status` one u64; all outlive the
-            // call, which returns after the emulated grid has finished (`out` and `status` are
-            // written only through the addresses taken from their `&mut` borrows above).
-            unsafe { ibp_host_gather(&p, blocks, self.stage_bytes * launch::WARPS_PER_BLOCK) };
+            self.launch_gather(&p);
         }
         Self::finish(status, out, |k| {
             rows.get(k as usize).map_or("?".into(), |r| r.to_string())
@@ -242,7 +237,7 @@ impl HostKernels {
                     let (starts, tiles) = tile_starts(&self.layout, first, count, tile_rows)?;
                     let lean = kernel == TileKernel::Auto && self.lean_allowed;
                     let smem = launch::tiles_smem(tile_rows, tile_bytes, table_entries);
-                    // SAFETY: as in `gather`, plus `starts` holds `chunk_count + 1` tile indices
+                    // SAFETY: as in `launch_gather`, plus `starts` holds `chunk_count + 1` tile indices
                     // consistent with the range and `tile_rows`, and `smem` is the dynamic shared
                     // memory the device launch gives (the emulation allocates it).
                     unsafe {
@@ -258,14 +253,21 @@ impl HostKernels {
                         )
                     };
                 }
-                None => {
-                    let blocks = count.div_ceil(launch::WARPS_PER_BLOCK as u64).min(MAX_BLOCKS) as u32;
-                    // SAFETY: as in `gather`, with no row list (rows first .. first + count).
-                    unsafe { ibp_host_gather(&p, blocks, self.stage_bytes * launch::WARPS_PER_BLOCK) };
-                }
+                None => self.launch_gather(&p),
             }
         }
         Self::finish(status, out, |k| (first + k).to_string())
+    }
+
+    /// Runs `ibp_gather` over the `p.count` requests `p` describes (a row list, or rows from
+    /// `p.first_row`).
+    fn launch_gather(&self, p: &GatherParams) {
+        let blocks = p.count.div_ceil(launch::WARPS_PER_BLOCK as u64).min(MAX_BLOCKS) as u32;
+        // SAFETY: `p` comes from `params`: this entry's buffers with their sizes, a row list of
+        // `p.count` indices (or none), `out` of `p.count * row_bytes` writable bytes and one status
+        // word, all alive until the call returns, which is after the emulated grid has finished
+        // (`out` and `status` are written only through the addresses taken from `&mut` borrows).
+        unsafe { ibp_host_gather(p, blocks, self.stage_bytes * launch::WARPS_PER_BLOCK) };
     }
 
     fn finish(status: u64, out: Aligned, row_of: impl Fn(u64) -> String) -> GpuResult<Vec<u8>> {
@@ -284,9 +286,8 @@ pub type Decoded = Result<Vec<(String, Vec<u8>)>, ibp_format::ErrorCode>;
 /// kernel the entry takes, or `ibp_gather` for rows too long for a tile), the general tile kernel
 /// where that was the lean one, and `ibp_gather` of every row in reverse order. `Err(text)` when the
 /// three disagree (bytes, or one failing where another does not), or when a failure is not a data
-/// error: a fault of the kernels, whatever the input. Entries of more than `max_bytes` decoded
-/// bytes are skipped (reported as decoding to nothing).
-pub fn decode_container(bytes: &[u8], max_bytes: u64) -> Result<Decoded, String> {
+/// error: a fault of the kernels, whatever the input.
+pub fn decode_container(bytes: &[u8]) -> Result<Decoded, String> {
     let mut reader = match ibp_codec::ContainerReader::open(std::io::Cursor::new(bytes)) {
         Ok(r) => r,
         Err(e) => return Ok(Err(e.code)),
@@ -294,11 +295,7 @@ pub fn decode_container(bytes: &[u8], max_bytes: u64) -> Result<Decoded, String>
     let data_code = |e: GpuError| e.code().ok_or_else(|| format!("not a data error: {e}"));
     let mut out = Vec::new();
     for e in 0..reader.entries().len() {
-        let info = reader.entries()[e].clone();
-        if info.row_count.checked_mul(info.row_bytes).is_none_or(|b| b > max_bytes) {
-            out.push((info.name, Vec::new()));
-            continue;
-        }
+        let name = reader.entries()[e].name.clone();
         let entry = match HostKernels::from_reader(&mut reader, e) {
             Ok(entry) => entry,
             Err(err) => return Ok(Err(data_code(err)?)),
@@ -327,7 +324,7 @@ pub fn decode_container(bytes: &[u8], max_bytes: u64) -> Result<Decoded, String>
             _ => return Err(format!("entry {e}: only one of ibp_gather and the range decode fails")),
         }
         match whole {
-            Ok(bytes) => out.push((info.name, bytes)),
+            Ok(bytes) => out.push((name, bytes)),
             Err(err) => return Ok(Err(data_code(err)?)),
         }
     }
