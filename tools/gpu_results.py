@@ -172,7 +172,8 @@ def main() -> int:
         "  conformance vectors, from device memory and zero-copy; compared with the CPU): "
         + grab(tests, r"(GPU replay: [^\n]*)", first=True) + ". A case decodes on the GPU exactly when it decodes on the CPU,",
         "  to the same bytes; \"another code\" cases are files with several defects, where the GPU loader checks every",
-        "  chunk's metadata before any row and so names a different one of them.",
+        "  chunk's metadata before any row and so names a later chunk's defect (spec 11.3; the test checks each",
+        "  such file has that later defect).",
         "- Conformance vectors through CPU oracle, CPU fast and GPU (`ibp-conformance run --gpu`): **"
         + grab(read(a.out, "conformance-gpu.txt"), r"(\d+ passed, \d+ failed)") + "** (`conformance/results/gpu-h200.txt`).",
         "- compute-sanitizer memcheck `--leak-check full` on the decode tests: "

@@ -4,7 +4,7 @@
 //! tile kernel, `ibp_gather` of every row) agree; nothing panics. Kept out of `props` so that the
 //! workspace's ordinary tests, which include `props`, do not build the kernels (the host_kernels test
 //! of ibp-gpu replays this target's corpus).
-use crate::replay::{cpu_reference, with_fixed_crcs};
+use crate::replay::{cpu_reference, several_defects_explain, with_fixed_crcs};
 use std::io::Cursor;
 
 /// Containers decoding to more than this are skipped (the emulated kernels run a thread per GPU
@@ -28,9 +28,14 @@ pub fn check_kernels(data: &[u8]) {
             (Ok(cpu), Ok(kernels)) => assert!(cpu == kernels, "the kernels' bytes differ from the CPU's"),
             (Ok(_), Err(code)) => panic!("the CPU decodes the file, the kernels reject it with {code}"),
             (Err(code), Ok(_)) => panic!("the CPU rejects the file with {code}, the kernels decode it"),
-            // Both reject. The codes may differ for a file with several defects: the kernels' loader
-            // checks every chunk's CRCs before any row (as on the GPU).
-            (Err(_), Err(_)) => {}
+            (Err(cpu), Err(code)) if cpu == code => {}
+            // Both reject with different codes: allowed only for a file with several defects, where
+            // the kernels' loader checks every chunk's metadata and CRCs before any row (spec 11.3).
+            (Err(cpu), Err(code)) => {
+                if let Err(why) = several_defects_explain(&file, cpu, code) {
+                    panic!("the CPU rejects the file with {cpu}, the kernels with {code}: {why}");
+                }
+            }
         }
     }
 }

@@ -250,6 +250,43 @@ pub fn cpu_reference(file: &[u8]) -> Result<Vec<(String, Vec<u8>)>, ErrorCode> {
         .map_err(|e| e.code)
 }
 
+/// Checks that a random-access decoder (spec 11.3) may report `other` for a file on which the CPU
+/// reference reports `first`: the file has at least two damaged chunks in one entry (the CPU's
+/// whole-file check, continuing past damage), the first of them fails with `first`, and a later
+/// chunk of the same entry fails with `other`. A decoder that reports another code for a file with
+/// one defect, or a code no chunk of the file has, is not covered by 11.3; the error says why.
+pub fn several_defects_explain(file: &[u8], first: ErrorCode, other: ErrorCode) -> Result<(), String> {
+    let mut reader = ibp_codec::ContainerReader::open(std::io::Cursor::new(file))
+        .map_err(|e| format!("the file does not open ({}), so no chunk can fail later", e.code))?;
+    let report = reader.verify(DecoderKind::Oracle);
+    let Some((entry, chunk, error)) = report.problems.first() else {
+        return Err("the CPU's whole-file check finds no damaged chunk".into());
+    };
+    if error.code != first {
+        return Err(format!(
+            "the first damaged chunk fails with {}, not {first}",
+            error.code
+        ));
+    }
+    let later = report
+        .problems
+        .iter()
+        .skip(1)
+        .any(|(e, c, err)| e == entry && c > chunk && err.code == other);
+    if later {
+        Ok(())
+    } else {
+        Err(format!(
+            "no later chunk of entry {entry} fails with {other} (damaged chunks: {:?})",
+            report
+                .problems
+                .iter()
+                .map(|(e, c, err)| (e, c, err.code))
+                .collect::<Vec<_>>()
+        ))
+    }
+}
+
 /// The `fuzz/` folder of this repository, found from a crate's manifest directory by walking up.
 pub fn fuzz_dir_from(manifest_dir: &Path) -> Option<PathBuf> {
     manifest_dir

@@ -89,9 +89,12 @@ fn fuzz_inputs_and_vectors_decode_on_the_gpu_as_on_the_cpu() {
                 (Err(_), Err(Err(text))) => panic!("{label}: GPU failure that is not a data error: {text}"),
                 (Err(cpu), Err(Ok(gpu))) if *cpu == gpu => same_code += 1,
                 (Err(cpu), Err(Ok(gpu))) => {
-                    // Both reject; the GPU loader checks every chunk's CRCs before any row, so a
-                    // file with several defects can be reported by a later rule first.
-                    println!("{label}: CPU {cpu}, GPU {gpu}");
+                    // Both reject; the GPU loader checks every chunk's metadata and CRCs before any
+                    // row, so a file with several defects can be reported by a later chunk first
+                    // (spec 11.3), and only such a file.
+                    replay::several_defects_explain(&case.bytes, *cpu, gpu)
+                        .unwrap_or_else(|why| panic!("{label}: CPU {cpu}, GPU {gpu}: {why}"));
+                    println!("{label}: CPU {cpu}, GPU {gpu} (a later chunk's defect, spec 11.3)");
                     other_code += 1;
                 }
             }

@@ -232,9 +232,13 @@ fn fuzz_inputs_and_vectors_decode_through_the_kernels_as_on_the_cpu() {
             (Ok(_), Err(e)) => panic!("{}: the CPU decodes it, the kernels say {e}", case.label),
             (Err(code), Ok(_)) => panic!("{}: the CPU rejects it with {code}, the kernels decoded it", case.label),
             (Err(cpu), Err(got)) if *cpu == got => same_code += 1,
-            // Both reject; the loader checks every chunk's CRCs before any row, so a file with
-            // several defects can be reported by a later rule first (as on the GPU).
-            (Err(_), Err(_)) => other_code += 1,
+            // Both reject; the loader checks every chunk's metadata and CRCs before any row, so a
+            // file with several defects can be reported by a later chunk first (spec 11.3).
+            (Err(cpu), Err(got)) => {
+                replay::several_defects_explain(&case.bytes, *cpu, got)
+                    .unwrap_or_else(|why| panic!("{}: CPU {cpu}, kernels {got}: {why}", case.label));
+                other_code += 1;
+            }
         }
     }
     println!(
