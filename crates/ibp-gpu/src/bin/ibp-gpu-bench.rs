@@ -47,6 +47,24 @@ struct Args {
     no_synthetic: bool,
 }
 
+/// The usage text (the module doc's first lines).
+const USAGE: &str = "usage: ibp-gpu-bench [--target-mib N] [--reps N] [--batches 1024,4096,...] [--data-dir DIR]
+                     [--only NAME-SUBSTRING] [--row-bytes N] [--align-log2 N] [--quick]
+                     [--no-gathers] [--no-real-data] [--no-synthetic] [--word-width 8|16|32|64]";
+
+/// Prints `why` and the usage to stderr and exits with status 2.
+fn usage_error(why: &str) -> ! {
+    eprintln!("ibp-gpu-bench: {why}\n{USAGE}");
+    std::process::exit(2)
+}
+
+/// Parses `value` of `flag`, or exits with a usage error naming both.
+fn parsed<T: std::str::FromStr>(flag: &str, value: &str) -> T {
+    value
+        .parse()
+        .unwrap_or_else(|_| usage_error(&format!("{flag}: cannot read {value:?}")))
+}
+
 fn parse_args() -> Args {
     let mut a = Args {
         target_mib: 512,
@@ -64,25 +82,38 @@ fn parse_args() -> Args {
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
-        let mut val = || it.next().unwrap_or_else(|| panic!("{flag} needs a value"));
+        let mut val = || {
+            it.next()
+                .unwrap_or_else(|| usage_error(&format!("{flag} needs a value")))
+        };
         match flag.as_str() {
-            "--target-mib" => a.target_mib = val().parse().expect("--target-mib N"),
-            "--reps" => a.reps = val().parse().expect("--reps N"),
-            "--batches" => a.batches = val().split(',').map(|s| s.parse().expect("batch")).collect(),
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                std::process::exit(0)
+            }
+            "--target-mib" => a.target_mib = parsed(&flag, &val()),
+            "--reps" => a.reps = parsed(&flag, &val()),
+            "--batches" => a.batches = val().split(',').map(|s| parsed(&flag, s)).collect(),
             "--data-dir" => a.data_dir = Some(val()),
             "--only" => a.only = Some(val()),
-            "--row-bytes" => a.row_bytes = Some(val().parse().expect("--row-bytes N")),
-            "--align-log2" => a.align_log2 = Some(val().parse().expect("--align-log2 N")),
+            "--row-bytes" => a.row_bytes = Some(parsed(&flag, &val())),
+            "--align-log2" => a.align_log2 = Some(parsed(&flag, &val())),
             "--word-width" => {
-                let bits: u32 = val().parse().expect("--word-width BITS");
-                a.word_width = Some(ibp_format::WordWidth::from_bits(bits).expect("--word-width 8, 16, 32 or 64"));
+                let bits: u32 = parsed(&flag, &val());
+                a.word_width = Some(
+                    ibp_format::WordWidth::from_bits(bits)
+                        .unwrap_or_else(|_| usage_error("--word-width must be 8, 16, 32 or 64")),
+                );
             }
             "--quick" => a.quick = true,
             "--no-gathers" => a.no_gathers = true,
             "--no-real-data" => a.no_real_data = true,
             "--no-synthetic" => a.no_synthetic = true,
-            other => panic!("unknown flag {other}"),
+            other => usage_error(&format!("unknown flag {other}")),
         }
+    }
+    if a.reps == 0 || a.target_mib == 0 || a.batches.contains(&0) {
+        usage_error("--reps, --target-mib and every batch must be at least 1");
     }
     if a.quick {
         a.target_mib = a.target_mib.min(64);
