@@ -25,6 +25,13 @@ void ibp_host_gather(const IbpGatherParams* p, unsigned blocks, unsigned smem) {
     run_grid(blocks, 32 * IBP_WARPS_PER_BLOCK, smem, [&] { ibp_gather(prm); });
 }
 
+// ibp_gather_flat: `blocks` blocks of 4 warps, no shared memory.
+void ibp_host_gather_flat(const IbpGatherParams* p, unsigned blocks) {
+    std::lock_guard<std::mutex> g(launch_lock());
+    const IbpGatherParams prm = *p;
+    run_grid(blocks, 128, 0, [&] { ibp_gather_flat(prm); });
+}
+
 // ibp_build_tables: one block of IBP_TILE_WARPS warps per chunk.
 void ibp_host_build_tables(const IbpGatherParams* p, ibp_u64 tables_size) {
     std::lock_guard<std::mutex> g(launch_lock());

@@ -45,6 +45,7 @@ pub fn device_count() -> GpuResult<usize> {
 pub struct GpuDevice {
     ctx: Arc<CudaContext>,
     pub(crate) gather_fn: CudaFunction,
+    pub(crate) gather_flat_fn: CudaFunction,
     pub(crate) tiles_fn: CudaFunction,
     pub(crate) tiles_lean_fn: CudaFunction,
     pub(crate) build_tables_fn: CudaFunction,
@@ -124,6 +125,7 @@ impl GpuDevice {
         let tiles_lean_fn = with_smem("ibp_decode_tiles_lean", TILE_MAX_SMEM.min(max_smem_per_block))?;
         Ok(Arc::new(GpuDevice {
             gather_fn,
+            gather_flat_fn: func(&gather_mod, "ibp_gather_flat")?,
             tiles_fn,
             tiles_lean_fn,
             build_tables_fn: func(&gather_mod, "ibp_build_tables")?,
@@ -187,6 +189,7 @@ impl GpuDevice {
         use sys::CUfunction_attribute::*;
         let fns = [
             ("ibp_gather", &self.gather_fn),
+            ("ibp_gather_flat", &self.gather_flat_fn),
             ("ibp_decode_tiles", &self.tiles_fn),
             ("ibp_decode_tiles_lean", &self.tiles_lean_fn),
             ("ibp_build_tables", &self.build_tables_fn),

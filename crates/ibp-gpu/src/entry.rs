@@ -524,6 +524,11 @@ impl GpuEntry {
                 .map_err(GpuError::driver("launching the tile kernel"))?;
                 tiles = Some(starts_d);
             }
+            // Gathers from a flat entry (every chunk raw, rows back to back): the uncompressed gather.
+            (Rows::List(_), _) if self.layout.flat_rows() => {
+                launch::gather_flat(&self.device.gather_flat_fn, stream, &p, self.device.blocks_for(count))
+                    .map_err(GpuError::driver("launching ibp_gather_flat"))?
+            }
             _ => launch::gather(&self.device.gather_fn, stream, &p, self.device.blocks_for(count))
                 .map_err(GpuError::driver("launching ibp_gather"))?,
         }

@@ -17,6 +17,7 @@ use ibp_format::ChunkMeta;
 
 extern "C" {
     fn ibp_host_gather(p: *const GatherParams, blocks: u32, smem: u32);
+    fn ibp_host_gather_flat(p: *const GatherParams, blocks: u32);
     fn ibp_host_build_tables(p: *const GatherParams, tables_size: u64);
     fn ibp_host_decode_tiles(
         p: *const GatherParams,
@@ -209,7 +210,7 @@ impl HostKernels {
         let mut status = 0u64;
         if count > 0 {
             let p = self.params(rows.as_ptr() as u64, 0, count, &mut out, &mut status);
-            self.launch_gather(&p);
+            self.launch_list_gather(&p);
         }
         Self::finish(status, out, |k| {
             rows.get(k as usize).map_or("?".into(), |r| r.to_string())
@@ -268,6 +269,17 @@ impl HostKernels {
         // word, all alive until the call returns, which is after the emulated grid has finished
         // (`out` and `status` are written only through the addresses taken from `&mut` borrows).
         unsafe { ibp_host_gather(p, blocks, self.stage_bytes * launch::WARPS_PER_BLOCK) };
+    }
+
+    /// Gathers of a flat entry go through `ibp_gather_flat`, as on the device.
+    fn launch_list_gather(&self, p: &GatherParams) {
+        if !self.layout.flat_rows() {
+            return self.launch_gather(p);
+        }
+        let blocks = p.count.div_ceil(launch::WARPS_PER_BLOCK as u64).min(MAX_BLOCKS) as u32;
+        // SAFETY: as in `launch_gather`; the flat kernel reads only the payload (within its size)
+        // and the row list, and writes `out` and the status word.
+        unsafe { ibp_host_gather_flat(p, blocks) };
     }
 
     fn finish(status: u64, out: Aligned, row_of: impl Fn(u64) -> String) -> GpuResult<Vec<u8>> {

@@ -82,6 +82,26 @@ pub(crate) fn gather(
     Ok(())
 }
 
+/// Launches `ibp_gather_flat` (blocks of [`WARPS_PER_BLOCK`] warps, one request per warp at a time)
+/// for an entry whose layout is flat ([`crate::layout::EntryLayout::flat_rows`]).
+///
+/// The caller guarantees what [`gather`] requires of `p.payload`, `p.rows`, `p.out` and `p.status`;
+/// the kernel uses no other buffer.
+pub(crate) fn gather_flat(
+    func: &CudaFunction,
+    stream: &CudaStream,
+    p: &GatherParams,
+    blocks: u32,
+) -> Result<(), DriverError> {
+    let mut b = stream.launch_builder(func);
+    b.arg(p);
+    // SAFETY: the kernel reads the payload only inside `p.payload_size` bytes, the row list only
+    // for requests below `p.count`, and writes `p.count * p.row_bytes` bytes of `p.out` and the
+    // status word, all valid as the caller guarantees.
+    unsafe { b.launch(config(blocks, 0)) }?;
+    Ok(())
+}
+
 /// Launches `ibp_build_tables`: one block per chunk writes the per-position decode table of every
 /// chunk whose `table_offsets` entry is not `u64::MAX`.
 ///

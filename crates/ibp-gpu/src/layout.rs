@@ -106,6 +106,8 @@ pub struct EntryLayout {
     pub payload_buffer_len: u64,
     /// Record offsets of every chunk (`row_count + 1` each), kept for the host-side helpers.
     row_offsets: Vec<Vec<u64>>,
+    /// See [`EntryLayout::flat_rows`].
+    flat: bool,
 }
 
 fn push_aligned(meta: &mut Vec<u8>, bytes: &[u8]) -> u64 {
@@ -139,6 +141,15 @@ impl EntryLayout {
         let mut row_offsets = Vec::with_capacity(chunks.len());
         let mut first_row = 0u64;
         let mut payload_at = 0u64;
+        // Every chunk raw (spec 5.5) with records of exactly `row_bytes`, a multiple of 16: the
+        // payloads go back to back (each a multiple of 16 bytes long, so every row stays 16-byte
+        // aligned) and the payload buffer is the entry's rows, in order (`flat_rows`).
+        let flat_candidate = row_bytes.is_multiple_of(16)
+            && !chunks.is_empty()
+            && chunks
+                .iter()
+                .all(|c| c.group_count == 0 && c.row_bytes() == row_bytes && c.raw_padded() == row_bytes);
+        let chunk_align = if flat_candidate { 16 } else { PAYLOAD_ALIGN };
         for (ci, c) in chunks.iter().enumerate() {
             let at = |e: FormatError| e.at(format!("chunk {ci}"));
             ensure!(
@@ -250,7 +261,7 @@ impl EntryLayout {
                 .ok_or_else(|| layout_err("row count overflows"))?;
             payload_at = payload_at
                 .checked_add(c.payload_len)
-                .and_then(|v| ibp_format::align_up(v, PAYLOAD_ALIGN))
+                .and_then(|v| ibp_format::align_up(v, chunk_align))
                 .ok_or_else(|| layout_err("payload size overflows"))?;
         }
         while !meta.len().is_multiple_of(8) || meta.is_empty() {
@@ -259,7 +270,12 @@ impl EntryLayout {
         if anchors.is_empty() {
             anchors.push(0);
         }
+        let flat = flat_candidate
+            && descs.iter().all(|d| {
+                d.group_count == 0 && d.raw_padded as u64 == row_bytes && d.payload_offset == d.first_row * row_bytes
+            });
         Ok(EntryLayout {
+            flat,
             row_bytes,
             row_count: first_row,
             chunks: descs,
@@ -301,6 +317,14 @@ impl EntryLayout {
         c.payload_offset as usize..(c.payload_offset + c.payload_len) as usize
     }
 
+    /// Whether the payload buffer holds the entry's rows back to back, row `r` at byte
+    /// `r * row_bytes`: every chunk is raw (spec 5.5) with records of exactly `row_bytes` bytes, a
+    /// multiple of 16 (so a raw row has no padding), and the chunks' payloads were placed one after
+    /// another. Gathers from such an entry copy rows with no lookup (`ibp_gather_flat`).
+    pub fn flat_rows(&self) -> bool {
+        self.flat
+    }
+
     /// Checks `rows` against the entry (`E_ROW_INDEX` naming the first bad position).
     pub fn check_rows(&self, rows: &[u64]) -> Result<()> {
         if let Some((k, &r)) = rows.iter().enumerate().find(|(_, &r)| r >= self.row_count) {
@@ -328,6 +352,38 @@ mod tests {
             ..Default::default()
         };
         encode_chunk(&rows, 64, &opts).meta
+    }
+
+    fn raw_chunk(rows: usize, row_bytes: usize, align_log2: u8, groups: u32) -> ChunkMeta {
+        let data: Vec<u8> = (0..rows * row_bytes).map(|i| (i * 131 % 251) as u8).collect();
+        let opts = EncodeOptions {
+            align_log2,
+            groups,
+            ..Default::default()
+        };
+        encode_chunk(&data, row_bytes, &opts).meta
+    }
+
+    #[test]
+    fn raw_entries_of_16_byte_rows_are_flat() {
+        // Three raw chunks of 7 rows of 48 B: 336-byte payloads, which 128-byte alignment would
+        // have spaced apart; a flat layout puts row r at r * 48.
+        let chunks = [raw_chunk(7, 48, 4, 0), raw_chunk(7, 48, 4, 0), raw_chunk(5, 48, 4, 0)];
+        let layout = EntryLayout::new(48, &chunks).unwrap();
+        assert!(layout.flat_rows());
+        for row in 0..layout.row_count {
+            assert_eq!(layout.record_span(row).unwrap(), (row * 48, 48));
+        }
+        assert!(layout.payload_buffer_len >= 19 * 48 + PAYLOAD_SLACK);
+        // Not flat: rows that are not a multiple of 16 bytes, records padded beyond the row, a
+        // coded chunk among raw ones (and then chunks are 128-byte aligned again).
+        assert!(!EntryLayout::new(40, &[raw_chunk(7, 40, 0, 0), raw_chunk(7, 40, 0, 0)])
+            .unwrap()
+            .flat_rows());
+        assert!(!EntryLayout::new(48, &[raw_chunk(7, 48, 5, 0)]).unwrap().flat_rows());
+        let mixed = EntryLayout::new(64, &[raw_chunk(7, 64, 4, 0), sample(1)]).unwrap();
+        assert!(!mixed.flat_rows());
+        assert_eq!(mixed.chunks[1].payload_offset % PAYLOAD_ALIGN, 0);
     }
 
     #[test]

@@ -280,6 +280,34 @@ fn partial_words_and_raw_chunks_match_cpu_decoder() {
         "expected a raw chunk (G = 0)"
     );
     check_case(&dev, &case, &mut rng);
+    // Raw chunks of rows that are a multiple of 16 bytes with no padding: flat entries, whose
+    // gathers go through ibp_gather_flat (three chunks each, so rows of later chunks too).
+    for (row_bytes, align_log2) in [(64usize, 4u8), (48, 0)] {
+        let noise: Vec<u8> = (0..300 * row_bytes).map(|_| rng.next_u64() as u8).collect();
+        let opts = fixed_width(WordWidth::W64, 0, align_log2);
+        let case = Case::new(&noise, row_bytes, &opts, 128, format!("flat {row_bytes} B"));
+        let layout = ibp_gpu::EntryLayout::new(row_bytes as u64, &case.metas).unwrap();
+        assert!(
+            layout.flat_rows() && layout.chunks.len() == 3,
+            "{}: not a flat 3-chunk entry",
+            case.label
+        );
+        check_case(&dev, &case, &mut rng);
+        // Indices already on the device are checked by the flat kernel itself.
+        for home in [PayloadHome::Device, PayloadHome::HostMapped] {
+            let entry = GpuEntry::load(&dev, row_bytes as u64, &case.metas, &case.payload_refs(), home).unwrap();
+            let stream = dev.new_stream().unwrap();
+            let mut out: CudaSlice<u8> = stream.alloc_zeros(4 * row_bytes).unwrap();
+            let rows_d = stream.clone_htod(&[0u64, 300, 1, u64::MAX]).unwrap();
+            let err = entry
+                .gather_device_rows(&rows_d, &mut out, &stream)
+                .unwrap()
+                .wait()
+                .expect_err("row 300 is past the entry");
+            assert_eq!(err.code(), Some(ErrorCode::RowIndex), "{}: {err}", case.label);
+            assert!(err.to_string().contains("request 1"), "{}: {err}", case.label);
+        }
+    }
 }
 
 #[test]

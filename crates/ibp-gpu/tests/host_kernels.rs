@@ -90,6 +90,18 @@ fn generated_cases_match_cpu_decoder() {
             }
         }
     }
+    // Raw chunks (G = 0) of rows that are a multiple of 16 bytes with no padding: flat entries,
+    // gathered by ibp_gather_flat; and raw chunks of padded rows, gathered by ibp_gather.
+    let mut flat = 0;
+    for (row_bytes, align_log2) in [(64usize, 4u8), (48, 0), (48, 5), (40, 0)] {
+        let data = patterned_rows(&mut rng, 150, row_bytes, 8, 0.1, 0.05);
+        let label = format!("raw chunks {row_bytes} B A{}", 1 << align_log2);
+        let case = Case::new(&data, row_bytes, &fixed_width(WordWidth::W64, 0, align_log2), 64, label);
+        flat += usize::from(load(&case).layout().flat_rows());
+        check_case(&case, &mut rng);
+        cases += 1;
+    }
+    assert_eq!(flat, 2, "the 64 B A16 and 48 B A1 raw entries are flat, the others not");
     // Rows for the lean kernel's two-run fast paths, partial last words, floats and sparse rows
     // (decode tables for ibp_gather), and rows too long for a tile (ranges through ibp_gather).
     for (w, words, groups) in [
