@@ -579,7 +579,7 @@ pub(crate) fn stage_bytes(layout: &EntryLayout, smem_limit: u32) -> u32 {
 /// `None` when a record can be too long for a tile (ranges then go through `ibp_gather`).
 pub(crate) fn tiling(layout: &EntryLayout) -> Option<(u32, u32, u32)> {
     let max_raw = layout.chunks.iter().map(|c| c.raw_padded).max()?;
-    let budget = crate::device::TILE_BYTES;
+    let budget = crate::device::tile_bytes();
     if max_raw > budget / 2 {
         return None;
     }
