@@ -1401,10 +1401,20 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
     bool table_pairs = false;  // the current table is a pair table
     if (threadIdx.x == 0) s_bad_tile = 0;
     __syncthreads();
-    // Each block takes a contiguous run of tiles, so that consecutive tiles share a chunk (and its table).
+    // Each block takes a contiguous run of tiles, so that consecutive tiles share a chunk (and its
+    // table). IBP_TILE_EVEN_RUNS: runs of floor or ceil(tiles / blocks) tiles, so every block has
+    // work (runs of ceil(tiles / blocks) left the last blocks idle and the last wave part-empty).
+#ifndef IBP_TILE_EVEN_RUNS
+#define IBP_TILE_EVEN_RUNS 1
+#endif
+#if IBP_TILE_EVEN_RUNS
+    const ibp_u64 run_begin = (ibp_u64)blockIdx.x * total_tiles / gridDim.x;
+    const ibp_u64 run_end = ((ibp_u64)blockIdx.x + 1) * total_tiles / gridDim.x;
+#else
     const ibp_u64 per_block = ((ibp_u64)total_tiles + gridDim.x - 1) / gridDim.x;
     const ibp_u64 run_begin = (ibp_u64)blockIdx.x * per_block;
     const ibp_u64 run_end = run_begin + per_block < total_tiles ? run_begin + per_block : (ibp_u64)total_tiles;
+#endif
     for (ibp_u64 tile64 = run_begin; tile64 < run_end; tile64++) {
         const ibp_u32 tile = (ibp_u32)tile64;
         // Chunk of the tile: last c with tile_starts[c] <= tile.

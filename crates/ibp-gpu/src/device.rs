@@ -63,22 +63,27 @@ pub(crate) const TILE_BYTES: u32 = 32 * 1024;
 /// Most per-position table entries (`G * n`) of `ibp_decode_tiles`; larger chunks decode without.
 pub(crate) const TABLE_MAX_ENTRIES: u32 = 1024;
 /// Dynamic shared memory `ibp_decode_tiles` may use per block (guard, tile, slack, offsets, table).
-/// (`tiling` in entry.rs: at most 1024 rows and `TILE_BYTES + 63` bytes per tile.)
+/// (`tiling` in entry.rs: at most 1024 rows and `TILE_BYTES_MAX + 63` bytes per tile.)
 pub(crate) const TILE_MAX_SMEM: u32 = crate::launch::tiles_smem(1024, TILE_BYTES_MAX + 64, TABLE_MAX_ENTRIES);
 /// The largest tile [`tile_bytes`] allows.
 pub(crate) const TILE_BYTES_MAX: u32 = 64 * 1024;
 
-/// Compressed bytes per tile: [`TILE_BYTES`], or the value of the environment variable
-/// `IBP_TILE_BYTES` (for tuning runs of the benchmark: 4096 to 65536, rounded down to 16 bytes),
-/// read once per process.
-pub(crate) fn tile_bytes() -> u32 {
-    static TILE: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
-    *TILE.get_or_init(|| {
+/// Compressed bytes per tile of `ibp_decode_tiles_lean` (rows of at most 64 words: a larger tile
+/// spreads the per-tile work over more rows; its table is small, so 4 blocks per SM still fit).
+pub(crate) const LEAN_TILE_BYTES: u32 = 48 * 1024;
+
+/// Compressed bytes per tile of the lean (`lean`) or the general tile kernel: [`LEAN_TILE_BYTES`]
+/// or [`TILE_BYTES`], or for both the value of the environment variable `IBP_TILE_BYTES` (for
+/// tuning runs of the benchmark: 4096 to 65536, rounded down to 16 bytes), read once per process.
+pub(crate) fn tile_bytes(lean: bool) -> u32 {
+    static OVERRIDE: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
+    let chosen = OVERRIDE.get_or_init(|| {
         std::env::var("IBP_TILE_BYTES")
             .ok()
             .and_then(|v| v.trim().parse::<u32>().ok())
-            .map_or(TILE_BYTES, |b| b.clamp(4096, TILE_BYTES_MAX) & !15)
-    })
+            .map(|b| b.clamp(4096, TILE_BYTES_MAX) & !15)
+    });
+    chosen.unwrap_or(if lean { LEAN_TILE_BYTES } else { TILE_BYTES })
 }
 
 /// Most per-position table entries (`G * n`) of one chunk for which a loaded entry builds a decode

@@ -167,11 +167,10 @@ pub struct GpuEntry {
     stage_bytes: u32,
     /// Status words that are zero and used by no launch.
     status_pool: StatusPool,
-    /// Tile table of the last range decoded (`first`, `count`, the stream it was uploaded on,
-    /// table), reused by the next decode of the same range on the same stream (a whole entry decoded
-    /// again and again uploads nothing; another stream uploads its own, so it never reads a table
-    /// whose upload it has not waited for).
-    tile_cache: Mutex<Option<(u64, u64, usize, TileTable)>>,
+    /// Tile table of the last range decoded, reused by the next decode of the same range with the
+    /// same tile rows on the same stream (a whole entry decoded again and again uploads nothing;
+    /// another stream uploads its own, so it never reads a table whose upload it has not waited for).
+    tile_cache: Mutex<Option<CachedTiles>>,
     /// The entry's chunks allow `ibp_decode_tiles_lean` (see [`lean_tiles_allowed`]).
     lean_allowed: bool,
     /// Range decodes use `ibp_decode_tiles` even where the lean kernel is allowed (comparisons).
@@ -182,6 +181,10 @@ pub struct GpuEntry {
 /// the table is uploaded on the stream that uses it and reused only on that stream, so stream order
 /// alone keeps its uses after the upload, with no per-use stream events).
 type TileTable = (Arc<CudaSlice<u32>>, u64, sys::CUdeviceptr);
+
+/// A cached tile table: `(first, count, tile_rows, stream id)` of the range it was made for, and the
+/// table.
+type CachedTiles = ((u64, u64, u32, usize), TileTable);
 
 /// Rows the kernel produces: a list in device memory, or a contiguous range.
 enum Rows<'a> {
@@ -501,12 +504,13 @@ impl GpuEntry {
             tables_size: self.tables.as_ref().map_or(0, |(t, _)| t.len() as u32),
         };
         let mut tiles = None;
-        match (&rows, tiling(&self.layout)) {
+        let lean = self.uses_lean_tiles();
+        match (&rows, tiling(&self.layout, lean)) {
             (Rows::Range(first), Some((tile_rows, tile_bytes, table_entries))) => {
                 let (starts_d, tile_count, starts_ptr) = self.tile_starts(*first, count, tile_rows, stream)?;
                 p.rows = 0;
                 let blocks = tile_count.clamp(1, self.device.sm_count() as u64 * 8) as u32;
-                let func = if self.uses_lean_tiles() {
+                let func = if lean {
                     &self.device.tiles_lean_fn
                 } else {
                     &self.device.tiles_fn
@@ -549,8 +553,9 @@ impl GpuEntry {
     /// uploaded on `stream`.
     fn tile_starts(&self, first: u64, count: u64, tile_rows: u32, stream: &Arc<CudaStream>) -> GpuResult<TileTable> {
         let stream_id = stream.cu_stream() as usize;
-        if let Some((f, c, s, table)) = lock(&self.tile_cache).as_ref() {
-            if (*f, *c, *s) == (first, count, stream_id) {
+        let key = (first, count, tile_rows, stream_id);
+        if let Some((k, table)) = lock(&self.tile_cache).as_ref() {
+            if *k == key {
                 return Ok(table.clone());
             }
         }
@@ -560,7 +565,7 @@ impl GpuEntry {
             .map_err(GpuError::driver("uploading the tile table"))?;
         let ptr = starts_d.device_ptr(stream).0;
         let table = (Arc::new(starts_d), acc, ptr);
-        *lock(&self.tile_cache) = Some((first, count, stream_id, table.clone()));
+        *lock(&self.tile_cache) = Some((key, table.clone()));
         Ok(table)
     }
 }
@@ -574,12 +579,13 @@ pub(crate) fn stage_bytes(layout: &EntryLayout, smem_limit: u32) -> u32 {
     ((max_raw + 15) & !15).saturating_add(48).min(budget) as u32
 }
 
-/// Tiling of a range decode: `(tile_rows, tile_bytes, table_entries)` (table entries: the largest
+/// Tiling of a range decode by the lean (`lean`) or the general tile kernel: `(tile_rows,
+/// tile_bytes, table_entries)` (table entries: the largest
 /// `G * n` of a coded chunk within `TABLE_MAX_ENTRIES`; chunks above it decode without a table), or
 /// `None` when a record can be too long for a tile (ranges then go through `ibp_gather`).
-pub(crate) fn tiling(layout: &EntryLayout) -> Option<(u32, u32, u32)> {
+pub(crate) fn tiling(layout: &EntryLayout, lean: bool) -> Option<(u32, u32, u32)> {
     let max_raw = layout.chunks.iter().map(|c| c.raw_padded).max()?;
-    let budget = crate::device::tile_bytes();
+    let budget = crate::device::tile_bytes(lean);
     if max_raw > budget / 2 {
         return None;
     }

@@ -171,7 +171,7 @@ impl HostKernels {
 
     /// Whether range decodes take `ibp_decode_tiles_lean` (with [`TileKernel::Auto`]).
     pub fn uses_lean_tiles(&self) -> bool {
-        self.lean_allowed && tiling(&self.layout).is_some()
+        self.lean_allowed && tiling(&self.layout, true).is_some()
     }
 
     fn params(&self, rows: u64, first_row: u64, count: u64, out: &mut Aligned, status: &mut u64) -> GatherParams {
@@ -233,10 +233,10 @@ impl HostKernels {
         let mut status = 0u64;
         if count > 0 {
             let p = self.params(0, first, count, &mut out, &mut status);
-            match tiling(&self.layout) {
+            let lean = kernel == TileKernel::Auto && self.lean_allowed;
+            match tiling(&self.layout, lean) {
                 Some((tile_rows, tile_bytes, table_entries)) => {
                     let (starts, tiles) = tile_starts(&self.layout, first, count, tile_rows)?;
-                    let lean = kernel == TileKernel::Auto && self.lean_allowed;
                     let smem = launch::tiles_smem(tile_rows, tile_bytes, table_entries);
                     // SAFETY: as in `launch_gather`, plus `starts` holds `chunk_count + 1` tile indices
                     // consistent with the range and `tile_rows`, and `smem` is the dynamic shared
