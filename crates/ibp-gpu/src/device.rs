@@ -69,13 +69,18 @@ pub(crate) const TILE_MAX_SMEM: u32 = crate::launch::tiles_smem(1024, TILE_BYTES
 pub(crate) const TILE_BYTES_MAX: u32 = 64 * 1024;
 
 /// Compressed bytes per tile of `ibp_decode_tiles_lean` (rows of at most 64 words: a larger tile
-/// spreads the per-tile work over more rows; its table is small, so 4 blocks per SM still fit).
+/// spreads the per-tile work over more rows), while its table leaves room for it (see [`tile_bytes`]).
 pub(crate) const LEAN_TILE_BYTES: u32 = 48 * 1024;
+/// Shared memory per block that keeps 4 tile-kernel blocks on an SM of 228 KiB (1 KiB of each
+/// block is reserved by the hardware).
+pub(crate) const TILE_BLOCK_SMEM: u32 = 56 * 1024;
 
-/// Compressed bytes per tile of the lean (`lean`) or the general tile kernel: [`LEAN_TILE_BYTES`]
-/// or [`TILE_BYTES`], or for both the value of the environment variable `IBP_TILE_BYTES` (for
+/// Compressed bytes per tile of the lean (`lean`) or the general tile kernel, whose table takes
+/// `table_bytes` of shared memory: for the lean kernel [`LEAN_TILE_BYTES`] where that and the table
+/// fit [`TILE_BLOCK_SMEM`] (with 4 KiB for row offsets), never below [`TILE_BYTES`], for the general
+/// one [`TILE_BYTES`]; or for both the value of the environment variable `IBP_TILE_BYTES` (for
 /// tuning runs of the benchmark: 4096 to 65536, rounded down to 16 bytes), read once per process.
-pub(crate) fn tile_bytes(lean: bool) -> u32 {
+pub(crate) fn tile_bytes(lean: bool, table_bytes: u32) -> u32 {
     static OVERRIDE: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
     let chosen = OVERRIDE.get_or_init(|| {
         std::env::var("IBP_TILE_BYTES")
@@ -83,7 +88,12 @@ pub(crate) fn tile_bytes(lean: bool) -> u32 {
             .and_then(|v| v.trim().parse::<u32>().ok())
             .map(|b| b.clamp(4096, TILE_BYTES_MAX) & !15)
     });
-    chosen.unwrap_or(if lean { LEAN_TILE_BYTES } else { TILE_BYTES })
+    let lean_fit = TILE_BLOCK_SMEM.saturating_sub(table_bytes + 4096);
+    chosen.unwrap_or(if lean {
+        lean_fit.clamp(TILE_BYTES, LEAN_TILE_BYTES)
+    } else {
+        TILE_BYTES
+    })
 }
 
 /// Most per-position table entries (`G * n`) of one chunk for which a loaded entry builds a decode

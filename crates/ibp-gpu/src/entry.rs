@@ -585,12 +585,6 @@ pub(crate) fn stage_bytes(layout: &EntryLayout, smem_limit: u32) -> u32 {
 /// `None` when a record can be too long for a tile (ranges then go through `ibp_gather`).
 pub(crate) fn tiling(layout: &EntryLayout, lean: bool) -> Option<(u32, u32, u32)> {
     let max_raw = layout.chunks.iter().map(|c| c.raw_padded).max()?;
-    let budget = crate::device::tile_bytes(lean);
-    if max_raw > budget / 2 {
-        return None;
-    }
-    let rows = (budget / max_raw).clamp(1, 1024);
-    let bytes = (rows * max_raw + 48 + 15) & !15;
     let table = layout
         .chunks
         .iter()
@@ -598,6 +592,12 @@ pub(crate) fn tiling(layout: &EntryLayout, lean: bool) -> Option<(u32, u32, u32)
         .filter(|&e| e <= crate::device::TABLE_MAX_ENTRIES as u64)
         .max()
         .unwrap_or(0) as u32;
+    let budget = crate::device::tile_bytes(lean, launch::TABLE_ENTRY_BYTES * table);
+    if max_raw > budget / 2 {
+        return None;
+    }
+    let rows = (budget / max_raw).clamp(1, 1024);
+    let bytes = (rows * max_raw + 48 + 15) & !15;
     Some((rows, bytes, table))
 }
 
@@ -838,6 +838,43 @@ mod tests {
     use super::*;
     use crate::testdata::{encode_rows, float_rows, sparse_rows, Rng};
     use ibp_codec::EncodeOptions;
+
+    #[test]
+    fn lean_tiles_are_larger_while_four_blocks_fit_an_sm() {
+        if std::env::var_os("IBP_TILE_BYTES").is_some() {
+            println!("SKIPPED: IBP_TILE_BYTES overrides the tile size");
+            return;
+        }
+        let mut rng = Rng::new(5);
+        let layout_of = |rows: &[u8], row_bytes: usize, groups: u32| {
+            let opts = EncodeOptions {
+                align_log2: 4,
+                groups,
+                word_width: Some(ibp_format::WordWidth::W64),
+                ..Default::default()
+            };
+            let (metas, payloads) = encode_rows(rows, row_bytes, &opts, 1 << 20);
+            let refs: Vec<&[u8]> = payloads.iter().map(|p| p.as_slice()).collect();
+            build_layout(row_bytes as u64, &metas, &refs).unwrap()
+        };
+        // 256 B rows, one group: a 32-entry table; the lean kernel's tiles hold 48 KiB of records.
+        let small = layout_of(&float_rows(&mut rng, 400, 256, 0.02, 4), 256, 1);
+        let smem = |lean| {
+            let (rows, bytes, table) = tiling(&small, lean).unwrap();
+            (rows, launch::tiles_smem(rows, bytes, table))
+        };
+        let ((lean_rows, lean_smem), (general_rows, _)) = (smem(true), smem(false));
+        assert_eq!((lean_rows, general_rows), (192, 128));
+        assert!(
+            lean_smem <= crate::device::TILE_BLOCK_SMEM,
+            "{lean_smem} B of shared memory"
+        );
+        // 256 B rows, 16 groups: a 512-entry (16 KiB) table leaves 56 - 16 - 4 = 36 KiB of records.
+        let grouped = layout_of(&float_rows(&mut rng, 400, 256, 0.02, 4), 256, 16);
+        let (rows, bytes, table) = tiling(&grouped, true).unwrap();
+        assert_eq!((rows, table), (36 * 1024 / 256, 512));
+        assert!(launch::tiles_smem(rows, bytes, table) <= crate::device::TILE_BLOCK_SMEM);
+    }
 
     #[test]
     fn decode_tables_go_to_deposit_heavy_chunks_back_to_back() {
