@@ -1401,11 +1401,11 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
     bool table_pairs = false;  // the current table is a pair table
     if (threadIdx.x == 0) s_bad_tile = 0;
     __syncthreads();
-    // Each block takes a contiguous run of tiles, so that consecutive tiles share a chunk (and its
-    // table). IBP_TILE_EVEN_RUNS: runs of floor or ceil(tiles / blocks) tiles, so every block has
-    // work (runs of ceil(tiles / blocks) left the last blocks idle and the last wave part-empty).
+    // Each block takes a contiguous run of ceil(tiles / blocks) tiles, so that consecutive tiles
+    // share a chunk (and its table); the last blocks may get none. IBP_TILE_EVEN_RUNS=1 gives every
+    // block floor or ceil(tiles / blocks) tiles instead: measured 0-6 % slower (GPU_NOTES entry 25).
 #ifndef IBP_TILE_EVEN_RUNS
-#define IBP_TILE_EVEN_RUNS 1
+#define IBP_TILE_EVEN_RUNS 0
 #endif
 #if IBP_TILE_EVEN_RUNS
     const ibp_u64 run_begin = (ibp_u64)blockIdx.x * total_tiles / gridDim.x;
