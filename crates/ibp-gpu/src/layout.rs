@@ -272,7 +272,9 @@ impl EntryLayout {
         }
         let flat = flat_candidate
             && descs.iter().all(|d| {
-                d.group_count == 0 && d.raw_padded as u64 == row_bytes && d.payload_offset == d.first_row * row_bytes
+                d.group_count == 0
+                    && d.raw_padded as u64 == row_bytes
+                    && d.first_row.checked_mul(row_bytes) == Some(d.payload_offset)
             });
         Ok(EntryLayout {
             flat,
