@@ -37,6 +37,12 @@ const SMEM_LIMIT: u32 = 227 * 1024;
 /// kernels' grid-stride and per-block tile runs).
 const MAX_BLOCKS: u64 = 3;
 
+/// Blocks of an emulated gather launch over `count` requests (one warp per request, as on the device,
+/// at most [`MAX_BLOCKS`]).
+fn gather_blocks(count: u64) -> u32 {
+    count.div_ceil(launch::WARPS_PER_BLOCK as u64).min(MAX_BLOCKS) as u32
+}
+
 /// Bytes whose first one is 16-byte aligned (the kernels load 16-byte vectors), zero-initialised.
 struct Aligned {
     buf: Vec<u8>,
@@ -263,7 +269,7 @@ impl HostKernels {
     /// Runs `ibp_gather` over the `p.count` requests `p` describes (a row list, or rows from
     /// `p.first_row`).
     fn launch_gather(&self, p: &GatherParams) {
-        let blocks = p.count.div_ceil(launch::WARPS_PER_BLOCK as u64).min(MAX_BLOCKS) as u32;
+        let blocks = gather_blocks(p.count);
         // SAFETY: `p` comes from `params`: this entry's buffers with their sizes, a row list of
         // `p.count` indices (or none), `out` of `p.count * row_bytes` writable bytes and one status
         // word, all alive until the call returns, which is after the emulated grid has finished
@@ -276,7 +282,7 @@ impl HostKernels {
         if !self.layout.flat_rows() {
             return self.launch_gather(p);
         }
-        let blocks = p.count.div_ceil(launch::WARPS_PER_BLOCK as u64).min(MAX_BLOCKS) as u32;
+        let blocks = gather_blocks(p.count);
         // SAFETY: as in `launch_gather`; the flat kernel reads only the payload (within its size)
         // and the row list, and writes `out` and the status word.
         unsafe { ibp_host_gather_flat(p, blocks) };

@@ -73,13 +73,11 @@ pub(crate) fn gather(
     p: &GatherParams,
     blocks: u32,
 ) -> Result<(), DriverError> {
-    let smem = p.stage_bytes * WARPS_PER_BLOCK; // one staging buffer per warp
-    let mut b = stream.launch_builder(func);
-    b.arg(p);
+    // One staging buffer per warp.
+    let smem = p.stage_bytes * WARPS_PER_BLOCK;
     // SAFETY: the kernel reads/writes only within the buffers described by `p` (it bounds-checks
     // every index against the sizes in `p`), which the caller guarantees valid as documented above.
-    unsafe { b.launch(config(blocks, smem)) }?;
-    Ok(())
+    unsafe { launch_with_params(func, stream, p, config(blocks, smem)) }
 }
 
 /// Launches `ibp_gather_flat` (blocks of [`WARPS_PER_BLOCK`] warps, one request per warp at a time)
@@ -93,12 +91,27 @@ pub(crate) fn gather_flat(
     p: &GatherParams,
     blocks: u32,
 ) -> Result<(), DriverError> {
-    let mut b = stream.launch_builder(func);
-    b.arg(p);
     // SAFETY: the kernel reads the payload only inside `p.payload_size` bytes, the row list only
     // for requests below `p.count`, and writes `p.count * p.row_bytes` bytes of `p.out` and the
     // status word, all valid as the caller guarantees.
-    unsafe { b.launch(config(blocks, 0)) }?;
+    unsafe { launch_with_params(func, stream, p, config(blocks, 0)) }
+}
+
+/// Launches `func`, whose one argument is `p`, with `cfg`.
+///
+/// # Safety
+/// `func` must take one `IbpGatherParams` and access only memory that `p` makes valid for it (the
+/// callers above state what that is for each kernel).
+unsafe fn launch_with_params(
+    func: &CudaFunction,
+    stream: &CudaStream,
+    p: &GatherParams,
+    cfg: LaunchConfig,
+) -> Result<(), DriverError> {
+    let mut b = stream.launch_builder(func);
+    b.arg(p);
+    // SAFETY: the caller guarantees the kernel's accesses (this function's contract).
+    unsafe { b.launch(cfg) }?;
     Ok(())
 }
 

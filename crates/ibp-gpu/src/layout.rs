@@ -144,12 +144,12 @@ impl EntryLayout {
         // Every chunk raw (spec 5.5) with records of exactly `row_bytes`, a multiple of 16: the
         // payloads go back to back (each a multiple of 16 bytes long, so every row stays 16-byte
         // aligned) and the payload buffer is the entry's rows, in order (`flat_rows`).
-        let flat_candidate = row_bytes.is_multiple_of(16)
+        let flat = row_bytes.is_multiple_of(16)
             && !chunks.is_empty()
             && chunks
                 .iter()
                 .all(|c| c.group_count == 0 && c.row_bytes() == row_bytes && c.raw_padded() == row_bytes);
-        let chunk_align = if flat_candidate { 16 } else { PAYLOAD_ALIGN };
+        let chunk_align = if flat { 16 } else { PAYLOAD_ALIGN };
         for (ci, c) in chunks.iter().enumerate() {
             let at = |e: FormatError| e.at(format!("chunk {ci}"));
             ensure!(
@@ -270,13 +270,9 @@ impl EntryLayout {
         if anchors.is_empty() {
             anchors.push(0);
         }
-        let flat = flat_candidate
-            && descs.iter().all(|d| {
-                d.group_count == 0
-                    && d.raw_padded as u64 == row_bytes
-                    && d.first_row.checked_mul(row_bytes) == Some(d.payload_offset)
-            });
         Ok(EntryLayout {
+            // Every record is `row_bytes` (checked above) and chunks follow with no gap, so row r
+            // sits at r * row_bytes.
             flat,
             row_bytes,
             row_count: first_row,
