@@ -369,14 +369,23 @@ __device__ __forceinline__ void warp_copy(ibp_u8* dst, const ibp_u8* src, ibp_u6
 // data: a mantissa/exponent run and the sign bit). Each half of a participating word is then
 //   (X << sh0) & run0 | (X << sh1) & run1 | Bitval,   X = the 32 stream bits at the half's field,
 // with sh0 = start of run 0 and sh1 = start of run 1 - length of run 0: no deposit loop. Entry j:
-//   tmask[j] = {run0 lo, run1 lo, run0 hi, run1 hi}  (a half with 3+ runs: {free lo, 0, free hi, 0})
+//   tmask[j] = {run0 lo, run1 lo, run0 hi, run1 hi}
 //   tinfo[j] = {Bitval lo, Bitval hi, sh0 lo | sh1 lo << 8 | sh0 hi << 16 | sh1 hi << 24,
-//               F | (free bits in the low half) << 8 | (3+ runs in a half) << 31}
-// Words with 3+ runs in a half deposit run by run. ibp_decode_tiles builds a chunk's table in shared
-// memory; ibp_build_tables builds them in device memory at load time for ibp_gather.
+//               F | (free bits in the low half) << 8 | (3+ runs in a half) << 31 | (5+ runs) << 30}
+// A word with 3 or 4 runs in a half (bf16 pairs, 8- and 16-bit pixels, masks picked at A = 128)
+// keeps one shift per run and the start bit of runs 1-3, and deposits with one select per run
+// (deposit_runs): each run's bits are X shifted for that run, bits at and above a run's start are
+// overwritten by the next run's shift, and the free bits are kept; a missing run repeats the last
+// one. Such an entry is
+//   tmask[j] = {free lo, shifts lo, free hi, shifts hi}   (byte k: shift of run k)
+//   tinfo[j] = {Bitval lo, Bitval hi, starts lo | starts hi << 16, as above}   (5 bits per start of runs 1-3)
+// A word with 5+ runs in a half keeps {free lo, -, free hi, -} and deposits run by run in a loop.
+// ibp_decode_tiles builds a chunk's table in shared memory; ibp_build_tables builds them in device
+// memory at load time for ibp_gather.
 //
 
 #define IBP_TILE_MULTI (1u << 31)
+#define IBP_TILE_MANY (1u << 30)
 // Flags build_table returns: every entry has the same F; no entry has IBP_TILE_MULTI.
 #define IBP_TABLE_UNIFORM_F 1u
 #define IBP_TABLE_NO_MULTI 2u
@@ -421,6 +430,42 @@ __device__ __forceinline__ bool two_runs(ibp_u32 x, ibp_u32& run0, ibp_u32& run1
     return (rest & ~run1) == 0u;
 }
 
+// Up to four runs of set bits of x as deposit_runs takes them: byte k of shifts = start of run k -
+// bits of runs 0..k-1, 5-bit field k-1 of starts = start of run k (k = 1..3); a run x does not have
+// repeats the one before. False when x has more than four runs.
+__device__ __forceinline__ bool four_runs(ibp_u32 x, ibp_u32& shifts, ibp_u32& starts) {
+    shifts = starts = 0;
+    ibp_u32 rest = x, used = 0, sh = 0, start = 0;
+#pragma unroll
+    for (ibp_u32 k = 0; k < 4; k++) {
+        if (rest != 0u) {
+            start = (ibp_u32)(__ffs((int)rest) - 1);
+            const ibp_u32 t = rest >> start;
+            const ibp_u32 len = (ibp_u32)__popc(t & ~(t + 1u));  // 1 .. 32 - start
+            sh = start - used;
+            used += len;
+            rest &= ~(low_mask32(len) << start);
+        }
+        shifts |= sh << (8 * k);
+        if (k > 0) starts |= start << (5 * (k - 1));
+    }
+    return rest == 0u;
+}
+
+// Deposits the low bits of v into the free bits `free` (at most four runs, described by four_runs'
+// shifts and starts): v shifted for run 0, then for k = 1..3 the bits from run k's start on replaced
+// by v shifted for run k, then the free bits kept. (__funnelshift_l takes the shift modulo 32, so
+// each shift and start is read from its packed word with one shift.)
+__device__ __forceinline__ ibp_u32 deposit_runs(ibp_u32 v, ibp_u32 free, ibp_u32 shifts, ibp_u32 starts) {
+    ibp_u32 r = __funnelshift_l(0u, v, shifts);
+#pragma unroll
+    for (int k = 1; k < 4; k++) {
+        const ibp_u32 from = __funnelshift_l(0u, ~0u, starts >> (5 * (k - 1)));
+        r = (r & ~from) | (__funnelshift_l(0u, v, shifts >> (8 * k)) & from);
+    }
+    return r & free;
+}
+
 // Table entry of one position from its Mask m and Bitval b (W-bit words).
 template <int WB>
 __device__ __forceinline__ void table_entry(ibp_u64 m, ibp_u64 b, uint4& tm, uint4& ti) {
@@ -433,10 +478,15 @@ __device__ __forceinline__ void table_entry(ibp_u64 m, ibp_u64 b, uint4& tm, uin
     const ibp_u32 f_lo = (ibp_u32)__popc(free_lo);
     const ibp_u32 f = f_lo + (ibp_u32)__popc(free_hi);  // W - popcount(Mask)
     const bool multi = !(two_lo && two_hi);
-    tm = multi ? make_uint4(free_lo, 0u, free_hi, 0u) : make_uint4(r0l, r1l, r0h, r1h);
+    ibp_u32 shl = 0, stl = 0, shh = 0, sth = 0;
+    const bool many = multi && !(four_runs(free_lo, shl, stl) & four_runs(free_hi, shh, sth));
     const ibp_u64 bv = b & wmask;
-    ti = make_uint4((ibp_u32)bv, (ibp_u32)(bv >> 32), s0l | (s1l << 8) | (s0h << 16) | (s1h << 24),
-                    f | (f_lo << 8) | (multi ? IBP_TILE_MULTI : 0u));
+    ibp_u32 shifts = s0l | (s1l << 8) | (s0h << 16) | (s1h << 24);
+    if (!multi) tm = make_uint4(r0l, r1l, r0h, r1h);
+    else if (!many) { tm = make_uint4(free_lo, shl, free_hi, shh); shifts = stl | (sth << 16); }
+    else tm = make_uint4(free_lo, 0u, free_hi, 0u);
+    ti = make_uint4((ibp_u32)bv, (ibp_u32)(bv >> 32), shifts,
+                    f | (f_lo << 8) | (multi ? IBP_TILE_MULTI : 0u) | (many ? IBP_TILE_MANY : 0u));
 }
 
 template <int WB>
@@ -453,7 +503,15 @@ __device__ __forceinline__ typename Word<WB>::R table_word(const ibp_u32* w, ibp
     typedef typename Word<WB>::R R;
     const ibp_u32 W = WB * 8;
     const ibp_u32 wlow = WB >= 4 ? ~0u : (1u << W) - 1u;  // a non-participating word: all W bits
-    if (MULTI && p && (int)ti.w < 0) {  // IBP_TILE_MULTI: 3+ runs of free bits in a half
+    if (MULTI && p && (int)ti.w < 0 && !(ti.w & IBP_TILE_MANY)) {  // 3 or 4 runs of free bits in a half
+        const ibp_u32 lo_w = deposit_runs(sbits32(w, s), tm.x, tm.y, ti.z) | ti.x;
+        if (WB == 8) {
+            const ibp_u32 hi_w = deposit_runs(sbits32(w, s + ((ti.w >> 8) & 63u)), tm.z, tm.w, ti.z >> 16) | ti.y;
+            return (R)(((ibp_u64)hi_w << 32) | lo_w);
+        }
+        return (R)lo_w;
+    }
+    if (MULTI && p && (int)ti.w < 0) {  // IBP_TILE_MANY: 5+ runs of free bits in a half
         ibp_u64 v64 = (ibp_u64)sbits32(w, s) | ((ibp_u64)sbits32(w, s + 32) << 32);
         v64 &= low_mask64(ti.w & 127u);
         const ibp_u64 free_bits = (ibp_u64)tm.x | ((ibp_u64)tm.z << 32);
@@ -593,11 +651,13 @@ __device__ __forceinline__ ibp_u32 decode_table_row(const ibp_u32* w, ibp_u32 re
 #endif
 
 // One 32-bit half through its part of a pair entry: run masks r0/r1, shifts (byte sh), Bitval bv;
-// free_bits for a 3+-run half (MULTI). p: the half's word participates; f: its field length.
+// free_bits, run shifts and starts for a 3-4 run entry (MULTI, deposit_runs), free bits for a 5+ run
+// entry (many). p: the half's word participates; f: its field length.
 template <bool MULTI>
 __device__ __forceinline__ ibp_u32 pair_half(ibp_u32 x, bool p, ibp_u32 r0, ibp_u32 r1, ibp_u32 sh, ibp_u32 bv,
-                                             bool multi, ibp_u32 f) {
+                                             bool multi, bool many, ibp_u32 f) {
     if (!p) return x;
+    if (MULTI && multi && !many) return bv | deposit_runs(x, r0, r1, sh);
     if (MULTI && multi) return bv | deposit(x & low_mask32(f), r0);  // r0 holds the half's free bits
     return (__funnelshift_l(0u, x, sh & 255u) & r0) | (__funnelshift_l(0u, x, (sh >> 8) & 255u) & r1) | bv;
 }
@@ -608,10 +668,10 @@ template <bool MULTI>
 __device__ __forceinline__ ibp_u64 pair_word(const ibp_u32* w, ibp_u32 s, bool pl, bool ph, const uint4& tm,
                                              const uint4& ti) {
     const ibp_u32 f_lo = (ti.w >> 8) & 63u, f_hi = (ti.w & 127u) - f_lo;
-    const bool multi = (int)ti.w < 0;
-    const ibp_u32 lo = pair_half<MULTI>(sbits32(w, s), pl, tm.x, tm.y, ti.z, ti.x, multi, f_lo);
+    const bool multi = (int)ti.w < 0, many = (ti.w & IBP_TILE_MANY) != 0;
+    const ibp_u32 lo = pair_half<MULTI>(sbits32(w, s), pl, tm.x, tm.y, ti.z, ti.x, multi, many, f_lo);
     const ibp_u32 hi = pair_half<MULTI>(sbits32(w, s + (pl ? f_lo : 32u)), ph, tm.z, tm.w,
-                                        ti.z >> 16, ti.y, multi, f_hi);
+                                        ti.z >> 16, ti.y, multi, many, f_hi);
     return ((ibp_u64)hi << 32) | lo;
 }
 

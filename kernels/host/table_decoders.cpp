@@ -6,14 +6,15 @@
 //
 // Checked per case: decode_table_row<W/8> (per-word tables, the path the device runs for every
 // table chunk) and decode_pair_row (32-bit words in pairs) each return the spec decoder's status
-// code, and on success its bytes. Cases cover W = 8/16/32/64,
-// 1-130 words, 1-3 groups, A = 1..128, masks with one, two and 3+ runs of free bits per word, and
-// each record once intact and several times with one bit flipped, bytes appended or cut.
+// code, and on success its bytes. Cases cover W = 8/16/32/64, 1-130 words, 1-3 groups, A = 1..128,
+// masks with one, two, three or four (per 32-bit half) and more runs of free bits per word, and each
+// record once intact and several times with one bit flipped, bytes appended or cut.
 #include "../ibp_status.h"
 #include "cuda_host.h"
 
 #include "../ibp_gather.cu"
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 #include <string>
@@ -93,16 +94,34 @@ unsigned decode_spec(const ibp_u8* rec, unsigned len, const u64* m, const u64* b
     return IBP_STATUS_OK;
 }
 
-// A Mask word of W bits: a float-like invariant top, a zero high part, a 3+-run pattern, all or none.
+// A Mask word of W bits: a float-like invariant top, a zero high part, 1-4 runs of free bits per
+// 32-bit half (the deposit_runs entries), a scattered pattern (mostly 5+ runs), all or none.
 u64 random_mask(std::mt19937_64& rng, unsigned wb) {
     const unsigned w = 8 * wb;
     const u64 all = word_mask(wb);
-    switch (rng() % 7) {
+    switch (rng() % 8) {
         case 0: return all;
         case 1: return 0;
         case 2: return (all << (w - 1 - rng() % (w / 2))) & all;         // top bits (sign, exponent)
         case 3: return ((all << (w / 2)) & all) | (rng() & 1);           // high half and bit 0: two runs
         case 4: return rng() & rng() & all;                              // scattered: 3+ runs
+        case 6: {  // k = 1..4 runs of free bits in each 32-bit half: 2k distinct cut points
+            u64 free = 0;
+            const unsigned hw = w < 32 ? w : 32;
+            for (unsigned h = 0; h < w; h += hw) {
+                const unsigned k = 1 + rng() % 4;
+                unsigned cuts[8], c = 0;
+                while (c < 2 * k) {
+                    const unsigned x = rng() % (hw + 1);
+                    bool seen = false;
+                    for (unsigned i = 0; i < c; i++) seen |= cuts[i] == x;
+                    if (!seen) cuts[c++] = x;
+                }
+                std::sort(cuts, cuts + c);
+                for (unsigned i = 0; i < k; i++) free |= ((1ull << (cuts[2 * i + 1] - cuts[2 * i])) - 1) << (h + cuts[2 * i]);
+            }
+            return ~free & all;
+        }
         case 5: return (all >> (rng() % w)) & ~(u64)1;                   // low run below the top
         default: return ((all << (w - 1)) | ((all >> 1) & (all << (w / 4)))) & all & ~(1ull << (w / 2));
     }

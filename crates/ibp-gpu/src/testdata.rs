@@ -183,6 +183,74 @@ pub fn two_run_rows(rng: &mut Rng, rows: usize, n: usize, wb: usize, groups: usi
     out
 }
 
+/// Free bits of a `bits`-bit word (8 to 64) made of `runs` runs in each 32-bit half (one half for
+/// words of at most 32 bits): 2 * `runs` distinct cut points per half, free from cut 2i to cut 2i+1.
+/// `runs` must be at most half the bits of a half.
+pub fn free_runs(rng: &mut Rng, bits: u32, runs: u32) -> u64 {
+    let half = bits.min(32);
+    let mut free = 0u64;
+    for h in (0..bits).step_by(half as usize) {
+        let mut cuts: Vec<u32> = Vec::with_capacity(2 * runs as usize);
+        while cuts.len() < 2 * runs as usize {
+            let c = rng.below(half as u64 + 1) as u32;
+            if !cuts.contains(&c) {
+                cuts.push(c);
+            }
+        }
+        cuts.sort_unstable();
+        for pair in cuts.chunks(2) {
+            free |= ((1u64 << (pair[1] - pair[0])) - 1) << (h + pair[0]);
+        }
+    }
+    free
+}
+
+/// Rows of `n` words of `wb` bytes whose position j keeps a fixed template's bits except free bits
+/// in `min_runs ..= max_runs` runs per 32-bit half (`free_runs`): the masks the analysis finds have
+/// that many runs (bf16 pairs and 8/16-bit pixels give 3-4, decoded by `deposit_runs`; 5 and more
+/// take the kernels' run-by-run loop). 5 % of words are noise.
+pub fn few_run_rows(rng: &mut Rng, rows: usize, n: usize, wb: usize, min_runs: u32, max_runs: u32) -> Vec<u8> {
+    let bits = 8 * wb as u32;
+    let word_mask = if wb == 8 { u64::MAX } else { (1u64 << bits) - 1 };
+    let top = max_runs.min(bits.min(32) / 2);
+    let free: Vec<u64> = (0..n)
+        .map(|_| {
+            let runs = min_runs.min(top) + rng.below((top - min_runs.min(top)) as u64 + 1) as u32;
+            free_runs(rng, bits, runs)
+        })
+        .collect();
+    let base: Vec<u64> = (0..n).map(|_| rng.next_u64() & word_mask).collect();
+    let mut out = Vec::with_capacity(rows * n * wb);
+    for _ in 0..rows {
+        for j in 0..n {
+            let v = if rng.below(100) < 5 {
+                rng.next_u64()
+            } else {
+                (base[j] & !free[j]) | (rng.next_u64() & free[j])
+            };
+            out.extend_from_slice(&(v & word_mask).to_le_bytes()[..wb]);
+        }
+    }
+    out
+}
+
+/// The most runs of free bits (`!Mask`) in one 32-bit half of any Mask word of `metas`.
+pub fn max_free_runs(metas: &[ChunkMeta]) -> u32 {
+    let runs = |x: u32| (x & !(x << 1)).count_ones();
+    metas
+        .iter()
+        .flat_map(|m| {
+            let bits = m.word_width.bits();
+            let wm = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+            m.masks.iter().map(move |&mk| {
+                let f = !mk & wm;
+                runs(f as u32).max(runs((f >> 32) as u32))
+            })
+        })
+        .max()
+        .unwrap_or(0)
+}
+
 /// Encodes `data` (rows of `row_bytes`) into chunks of at most `chunk_rows` rows with the CPU
 /// encoder. Returns each chunk's metadata and payload, in row order.
 pub fn encode_rows(

@@ -9,8 +9,8 @@ use cudarc::driver::CudaSlice;
 use ibp_codec::{decode_chunk, decode_chunk_rows, DecoderKind, EncodeOptions};
 use ibp_format::{crc32, ChunkMeta, ErrorCode, WordWidth};
 use ibp_gpu::testdata::{
-    encode_rows, fixed_width, float_rows, patterned_rows, read_npy, sparse_rows, two_run_rows, uniform_rows, Rng,
-    TestEntry,
+    encode_rows, few_run_rows, fixed_width, float_rows, max_free_runs, patterned_rows, read_npy, sparse_rows,
+    two_run_rows, uniform_rows, Rng, TestEntry,
 };
 use ibp_gpu::{EntryLayout, GpuDevice, GpuEntry, GpuError, HostEntry, PayloadHome};
 use std::sync::Arc;
@@ -190,6 +190,47 @@ fn rows_through_the_lean_tile_kernel_match_cpu_decoder() {
         2 * lean >= cases,
         "only {lean} of {cases} short-row cases used the lean tile kernel"
     );
+}
+
+/// Positions whose free bits form 3 or 4 runs in a 32-bit half (bf16 pairs, 8- and 16-bit pixels;
+/// the table entries `deposit_runs` decodes) and 5-8 runs (the run-by-run loop), through every
+/// kernel: lean rows, a pair table (W32, 40 words, general kernel), long rows, gathers with tables.
+#[test]
+fn positions_with_three_or_more_runs_of_free_bits_match_cpu_decoder() {
+    // The cases are built (and the runs their masks have checked) without a GPU.
+    let mut rng = Rng::new(13);
+    let mut cases = Vec::new();
+    for (w, words, min_runs, max_runs) in [
+        (WordWidth::W64, 25usize, 3u32, 4u32),
+        (WordWidth::W8, 40, 3, 4),
+        (WordWidth::W16, 40, 3, 4),
+        (WordWidth::W16, 100, 3, 4),
+        (WordWidth::W32, 40, 3, 4),
+        (WordWidth::W64, 100, 3, 4),
+        (WordWidth::W64, 25, 5, 8),
+        (WordWidth::W32, 40, 5, 8),
+    ] {
+        let aligns: &[u8] = if words * w.bytes() >= 512 { &[0, 4, 7] } else { &[0, 4] }; // short rows at A = 128 are raw
+        for &align_log2 in aligns {
+            let data = few_run_rows(&mut rng, 1024, words, w.bytes(), min_runs, max_runs);
+            let label = format!("{min_runs}-{max_runs} runs W{} n{words} A{}", w.bits(), 1 << align_log2);
+            let case = Case::new(&data, words * w.bytes(), &fixed_width(w, 1, align_log2), 256, label);
+            let most = max_free_runs(&case.metas);
+            assert!(
+                (min_runs..=max_runs).contains(&most),
+                "{}: masks with up to {most} runs of free bits",
+                case.label
+            );
+            cases.push(case);
+        }
+    }
+    let Some(dev) = gpu() else { return };
+    let lean = cases.iter().filter(|case| check_case(&dev, case, &mut rng)).count();
+    println!(
+        "{} cases with 3+ runs of free bits per position matched the CPU decoder ({lean} through both tile kernels)",
+        cases.len()
+    );
+    assert!(lean >= 4, "only {lean} cases used the lean tile kernel");
 }
 
 /// Every position with the same field length (the tile kernel's several-rows-per-warp path for rows of
@@ -424,6 +465,11 @@ fn corrupt_records_rejected_like_cpu() {
             groups,
             &mut checked,
         );
+    }
+    // Positions with 3-4 runs of free bits per half (deposit_runs), lean and pair-table rows.
+    for (w, words) in [(WordWidth::W64, 24usize), (WordWidth::W32, 40)] {
+        let data = few_run_rows(&mut rng, 64, words, w.bytes(), 3, 4);
+        corrupt_and_compare(&dev, &mut rng, &data, words * w.bytes(), w, 4, 1, &mut checked);
     }
     println!(
         "corrupt rows: {} decoded identically, {} rejected with the CPU's code; {} corrupt entries through the lean tile kernel",

@@ -19,7 +19,8 @@ use ibp_codec::{decode_chunk, decode_chunk_rows, DecoderKind, EncodeOptions};
 use ibp_format::{crc32, ErrorCode, WordWidth};
 use ibp_gpu::host::{decode_container, HostKernels, TileKernel};
 use ibp_gpu::testdata::{
-    encode_rows, fixed_width, float_rows, patterned_rows, sparse_rows, two_run_rows, Rng, TestEntry,
+    encode_rows, few_run_rows, fixed_width, float_rows, max_free_runs, patterned_rows, sparse_rows, two_run_rows, Rng,
+    TestEntry,
 };
 use std::path::Path;
 
@@ -115,6 +116,29 @@ fn generated_cases_match_cpu_decoder() {
         lean += usize::from(check_case(&case, &mut rng));
         cases += 1;
     }
+    // Positions with 3-4 runs of free bits in a 32-bit half (decoded by deposit_runs) and with 5-8
+    // (the run-by-run loop): lean rows, a pair table (W32 n40 in the general kernel), long rows.
+    for (w, words, min_runs, max_runs) in [
+        (WordWidth::W64, 25usize, 3u32, 4u32),
+        (WordWidth::W8, 40, 3, 4),
+        (WordWidth::W16, 40, 3, 4),
+        (WordWidth::W32, 40, 3, 4),
+        (WordWidth::W64, 100, 3, 4),
+        (WordWidth::W64, 25, 5, 8),
+        (WordWidth::W32, 40, 5, 8),
+    ] {
+        let data = few_run_rows(&mut rng, 192, words, w.bytes(), min_runs, max_runs); // chunks of 96 rows
+        let label = format!("{min_runs}-{max_runs} runs W{} n{words}", w.bits());
+        let case = Case::new(&data, words * w.bytes(), &fixed_width(w, 1, 4), 96, label);
+        let most = max_free_runs(&case.metas);
+        assert!(
+            (min_runs..=max_runs).contains(&most),
+            "{}: masks with up to {most} runs of free bits",
+            case.label
+        );
+        lean += usize::from(check_case(&case, &mut rng));
+        cases += 1;
+    }
     let partial_rows = |rng: &mut Rng, rows: usize, row_bytes: usize, wb: usize| -> Vec<u8> {
         let padded = row_bytes.div_ceil(wb) * wb;
         let wide = patterned_rows(rng, rows, padded, wb, 0.1, 0.05);
@@ -154,16 +178,21 @@ fn generated_cases_match_cpu_decoder() {
 fn corrupt_records_rejected_like_cpu() {
     let mut rng = Rng::new(22);
     let (mut decoded, mut rejected) = (0usize, 0usize);
-    for (w, align_log2, groups, words) in [
-        (WordWidth::W8, 0u8, 1u32, 24usize),
-        (WordWidth::W16, 2, 2, 24),
-        (WordWidth::W16, 0, 1, 100),
-        (WordWidth::W32, 4, 1, 40),
-        (WordWidth::W64, 7, 3, 24),
-        (WordWidth::W64, 4, 1, 80),
+    // (W, A, G, words, runs): runs > 0 gives positions with 3-4 runs of free bits per half.
+    for (w, align_log2, groups, words, runs) in [
+        (WordWidth::W8, 0u8, 1u32, 24usize, 0u32),
+        (WordWidth::W16, 2, 2, 24, 0),
+        (WordWidth::W16, 0, 1, 100, 0),
+        (WordWidth::W32, 4, 1, 40, 0),
+        (WordWidth::W64, 7, 3, 24, 0),
+        (WordWidth::W64, 4, 1, 80, 0),
+        (WordWidth::W64, 4, 1, 24, 3),
+        (WordWidth::W32, 0, 1, 40, 3),
     ] {
         let row_bytes = words * w.bytes();
-        let data = if words <= 64 {
+        let data = if runs > 0 {
+            few_run_rows(&mut rng, 48, words, w.bytes(), runs, runs + 1)
+        } else if words <= 64 {
             two_run_rows(&mut rng, 48, words, w.bytes(), groups as usize, 64)
         } else {
             patterned_rows(&mut rng, 48, row_bytes, w.bytes(), 0.05, 0.0)
