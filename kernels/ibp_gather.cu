@@ -545,6 +545,9 @@ __device__ __forceinline__ void table_store(ibp_u8* dst, ibp_u32 j, typename Wor
     }
 }
 
+#ifndef IBP_TAIL_WORDS
+#define IBP_TAIL_WORDS 1  // padding checked 32 bits per lane (1) or a byte per lane (0)
+#endif
 // The checks once a coded record's fields end at stream bit pos (spec 6.2), for the table decoders:
 // the record length rule L == align_up(ceil(T/8), A) (E_ROW_LENGTH), then padding bits T .. 8L-1
 // zero (byte T/8 from bit T%8 on, then whole bytes) and, partial_bad, no bit of a partial last word
@@ -554,11 +557,24 @@ __device__ __forceinline__ ibp_u32 record_tail(const ibp_u32* w, ibp_u32 rec_byt
     const ibp_u32 a = 1u << align_log2;
     const ibp_u32 need = (((pos + 7) >> 3) + a - 1) & ~(a - 1);
     if (need != len) return IBP_STATUS_ROW_LENGTH;
-    const ibp_u8* bytes = (const ibp_u8*)w + rec_byte;
     bool bad = partial_bad;
+#if IBP_TAIL_WORDS
+    // Stream bits from the record's bit pos to its end, 32 at a time from the aligned words of w (a
+    // word may reach 3 bytes past the record: tiles and staging buffers have a 16-byte tail).
+    const ibp_u32 from = rec_byte * 8 + pos, end = (rec_byte + len) * 8;
+#pragma unroll 1
+    for (ibp_u32 i = (from >> 5) + lane; i * 32 < end; i += 32) {
+        const ibp_u32 b0 = i * 32;
+        ibp_u32 m = b0 < from ? ~0u << (from - b0) : ~0u;  // from - b0 < 32
+        if (end - b0 < 32) m &= (1u << (end - b0)) - 1u;
+        bad |= (w[i] & m) != 0;
+    }
+#else
+    const ibp_u8* bytes = (const ibp_u8*)w + rec_byte;
     const ibp_u32 t0 = pos >> 3;
 #pragma unroll 1
     for (ibp_u32 t = t0 + lane; t < len; t += 32) bad |= (bytes[t] >> (t == t0 ? (pos & 7) : 0u)) != 0;
+#endif
     if (__any_sync(FULL_MASK, bad)) return IBP_STATUS_PADDING;
     return IBP_STATUS_OK;
 }
@@ -693,6 +709,9 @@ __device__ __forceinline__ void pair_store(ibp_u8* dst, ibp_u32 k, ibp_u64 v, bo
 
 // Decodes one coded record of n > 16 whole 32-bit words through a pair table (entries of the row's
 // group at tmask/tinfo). Same checks, order and codes as decode_table_row.
+#ifndef IBP_PAIR_ROUND_PAIRS
+#define IBP_PAIR_ROUND_PAIRS 1
+#endif
 template <bool MULTI>
 __device__ __forceinline__ ibp_u32 decode_pair_row(const ibp_u32* w, ibp_u32 rec_byte, ibp_u32 len, ibp_u8* dst,
                                                    const uint4* tmask, const uint4* tinfo, ibp_u32 n,
@@ -703,7 +722,34 @@ __device__ __forceinline__ ibp_u32 decode_pair_row(const ibp_u32* w, ibp_u32 rec
     if (n > total_bits) return IBP_STATUS_ROW_LENGTH;
     const ibp_u32 base = rec_byte * 8;
     ibp_u32 pos = n;  // stream bit of the next field
-    for (ibp_u32 k0 = 0; k0 < P; k0 += 32) {
+    ibp_u32 k0 = 0;
+#if IBP_PAIR_ROUND_PAIRS
+    // Two rounds of 32 pairs per step while the second has a pair (k0 + 32 < P), as decode_table_row
+    // does with words: a round's field bits (<= 64 per pair) are < 2^16, so both rounds share one
+    // warp scan as the low and high 16 bits of one value, and their loads and stores are independent.
+    for (; k0 + 32 < P; k0 += 64) {
+        const ibp_u32 ka = k0 + lane, kb = k0 + 32 + lane;  // ka < P
+        const bool active_b = kb < P, hi_a = 2 * ka + 1 < n, hi_b = 2 * kb + 1 < n;
+        const ibp_u32 sh = (2 * lane) & 31u, half = lane < 16 ? 0u : 32u;
+        const ibp_u32 two_a = sbits32(w, base + 2 * k0 + half) >> sh;
+        const ibp_u32 two_b = sbits32(w, base + 2 * k0 + 64 + half) >> sh;
+        const bool pla = two_a & 1u, pha = hi_a && (two_a & 2u);
+        const bool plb = active_b && (two_b & 1u), phb = active_b && hi_b && (two_b & 2u);
+        const ibp_u32 kbt = active_b ? kb : 0u;
+        const uint4 tma = tmask[ka], tia = tinfo[ka];
+        const uint4 tmb = tmask[kbt], tib = tinfo[kbt];
+        const ibp_u32 fa = pair_bits(true, hi_a, pla, pha, tia), fb = pair_bits(active_b, hi_b, plb, phb, tib);
+        const ibp_u32 x = warp_inclusive_scan(fa | (fb << 16));
+        const ibp_u32 sums = __shfl_sync(FULL_MASK, x, 31);
+        const ibp_u32 bits_a = sums & 0xffffu, bits_b = sums >> 16;
+        if (pos + bits_a + bits_b > total_bits) return IBP_STATUS_ROW_LENGTH;
+        const ibp_u64 va = pair_word<MULTI>(w, base + pos + (x & 0xffffu) - fa, pla, pha, tma, tia);
+        if (active_b) pair_store(dst, kb, pair_word<MULTI>(w, base + pos + bits_a + (x >> 16) - fb, plb, phb, tmb, tib), hi_b, aligned8);
+        pair_store(dst, ka, va, hi_a, aligned8);
+        pos += bits_a + bits_b;
+    }
+#endif
+    for (; k0 < P; k0 += 32) {
         const ibp_u32 k = k0 + lane;
         const bool active = k < P, has_hi = 2 * k + 1 < n;
         // Participation bits of words 2*k0 .. 2*k0 + 63: lane k's two at bit 2*lane.
@@ -1581,21 +1627,25 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
         }
         const ibp_u8* src = prm.payload + c.payload_offset + start;
         ibp_u8* const out_tile = prm.out + (t_first - prm.first_row) * (ibp_u64)prm.row_bytes;
-        // 3a. Every row raw with no padding: the records are the output rows; copy them directly.
+        // 3a. Every row raw with no padding: the records are the output rows; copy them directly,
+        // IBP_RAW_TILE_VECS 16-byte loads in flight per thread.
+#ifndef IBP_RAW_TILE_VECS
+#define IBP_RAW_TILE_VECS 2  // 3 and 4 spill in the copy loop with the other defaults (GPU_NOTES entry 27)
+#endif
         if ((ibp_u64)total == (ibp_u64)nrows * c.raw_padded && c.raw_padded == prm.row_bytes &&
             ((((size_t)src) | ((size_t)out_tile)) & 15) == 0) {
             const uint4* s = (const uint4*)src;
             uint4* d = (uint4*)out_tile;
             const ibp_u32 vecs = total >> 4;
-            for (ibp_u32 i0 = threadIdx.x; i0 < vecs; i0 += 4 * IBP_TILE_THREADS) {
-                uint4 v[4];
+            for (ibp_u32 i0 = threadIdx.x; i0 < vecs; i0 += IBP_RAW_TILE_VECS * IBP_TILE_THREADS) {
+                uint4 v[IBP_RAW_TILE_VECS];
 #pragma unroll
-                for (int u = 0; u < 4; u++) {
+                for (int u = 0; u < IBP_RAW_TILE_VECS; u++) {
                     const ibp_u32 i = i0 + u * IBP_TILE_THREADS;
                     if (i < vecs) v[u] = s[i];
                 }
 #pragma unroll
-                for (int u = 0; u < 4; u++) {
+                for (int u = 0; u < IBP_RAW_TILE_VECS; u++) {
                     const ibp_u32 i = i0 + u * IBP_TILE_THREADS;
                     if (i < vecs) d[i] = v[u];
                 }
