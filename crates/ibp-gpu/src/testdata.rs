@@ -234,6 +234,57 @@ pub fn few_run_rows(rng: &mut Rng, rows: usize, n: usize, wb: usize, min_runs: u
     out
 }
 
+/// Shapes of the decoder tests' entries with several runs of free bits per position: (W, words per
+/// row, fewest and most runs per 32-bit half). 3-4 runs go through `deposit_runs`, 5-8 through the
+/// run-by-run loop; W = 64 with 25 words and W = 8/16 with 40 are lean rows, W = 32 with 40 words a
+/// pair table (general kernel), 100 words long rows.
+pub const FEW_RUN_SHAPES: [(ibp_format::WordWidth, usize, u32, u32); 8] = {
+    use ibp_format::WordWidth::*;
+    [
+        (W64, 25, 3, 4),
+        (W8, 40, 3, 4),
+        (W16, 40, 3, 4),
+        (W16, 100, 3, 4),
+        (W32, 40, 3, 4),
+        (W64, 100, 3, 4),
+        (W64, 25, 5, 8),
+        (W32, 40, 5, 8),
+    ]
+};
+
+/// An entry of `rows` [`few_run_rows`] of one of [`FEW_RUN_SHAPES`], one group, alignment
+/// `2^align_log2`, chunks of `chunk_rows` rows (keep them large enough, ~100 rows, that no free bit
+/// looks invariant by chance); panics unless its masks have `min_runs ..= max_runs` runs in some half.
+pub fn few_run_entry(
+    rng: &mut Rng,
+    shape: (ibp_format::WordWidth, usize, u32, u32),
+    rows: usize,
+    align_log2: u8,
+    chunk_rows: usize,
+) -> TestEntry {
+    let (w, words, min_runs, max_runs) = shape;
+    let data = few_run_rows(rng, rows, words, w.bytes(), min_runs, max_runs);
+    let label = format!(
+        "{min_runs}-{max_runs} runs W{} n{words} A{}",
+        w.bits(),
+        1u32 << align_log2
+    );
+    let entry = TestEntry::new(
+        &data,
+        words * w.bytes(),
+        &fixed_width(w, 1, align_log2),
+        chunk_rows,
+        label,
+    );
+    let most = max_free_runs(&entry.metas);
+    assert!(
+        (min_runs..=max_runs).contains(&most),
+        "{}: masks with up to {most} runs of free bits",
+        entry.label
+    );
+    entry
+}
+
 /// The most runs of free bits (`!Mask`) in one 32-bit half of any Mask word of `metas`.
 pub fn max_free_runs(metas: &[ChunkMeta]) -> u32 {
     let runs = |x: u32| (x & !(x << 1)).count_ones();

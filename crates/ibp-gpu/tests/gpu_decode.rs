@@ -9,8 +9,8 @@ use cudarc::driver::CudaSlice;
 use ibp_codec::{decode_chunk, decode_chunk_rows, DecoderKind, EncodeOptions};
 use ibp_format::{crc32, ChunkMeta, ErrorCode, WordWidth};
 use ibp_gpu::testdata::{
-    encode_rows, few_run_rows, fixed_width, float_rows, max_free_runs, patterned_rows, read_npy, sparse_rows,
-    two_run_rows, uniform_rows, Rng, TestEntry,
+    encode_rows, few_run_entry, few_run_rows, fixed_width, float_rows, patterned_rows, read_npy, sparse_rows,
+    two_run_rows, uniform_rows, Rng, TestEntry, FEW_RUN_SHAPES,
 };
 use ibp_gpu::{EntryLayout, GpuDevice, GpuEntry, GpuError, HostEntry, PayloadHome};
 use std::sync::Arc;
@@ -200,28 +200,11 @@ fn positions_with_three_or_more_runs_of_free_bits_match_cpu_decoder() {
     // The cases are built (and the runs their masks have checked) without a GPU.
     let mut rng = Rng::new(13);
     let mut cases = Vec::new();
-    for (w, words, min_runs, max_runs) in [
-        (WordWidth::W64, 25usize, 3u32, 4u32),
-        (WordWidth::W8, 40, 3, 4),
-        (WordWidth::W16, 40, 3, 4),
-        (WordWidth::W16, 100, 3, 4),
-        (WordWidth::W32, 40, 3, 4),
-        (WordWidth::W64, 100, 3, 4),
-        (WordWidth::W64, 25, 5, 8),
-        (WordWidth::W32, 40, 5, 8),
-    ] {
+    for shape in FEW_RUN_SHAPES {
+        let (w, words, ..) = shape;
         let aligns: &[u8] = if words * w.bytes() >= 512 { &[0, 4, 7] } else { &[0, 4] }; // short rows at A = 128 are raw
         for &align_log2 in aligns {
-            let data = few_run_rows(&mut rng, 1024, words, w.bytes(), min_runs, max_runs);
-            let label = format!("{min_runs}-{max_runs} runs W{} n{words} A{}", w.bits(), 1 << align_log2);
-            let case = Case::new(&data, words * w.bytes(), &fixed_width(w, 1, align_log2), 256, label);
-            let most = max_free_runs(&case.metas);
-            assert!(
-                (min_runs..=max_runs).contains(&most),
-                "{}: masks with up to {most} runs of free bits",
-                case.label
-            );
-            cases.push(case);
+            cases.push(few_run_entry(&mut rng, shape, 1024, align_log2, 256));
         }
     }
     let Some(dev) = gpu() else { return };

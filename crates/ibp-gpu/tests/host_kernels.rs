@@ -19,8 +19,8 @@ use ibp_codec::{decode_chunk, decode_chunk_rows, DecoderKind, EncodeOptions};
 use ibp_format::{crc32, ErrorCode, WordWidth};
 use ibp_gpu::host::{decode_container, HostKernels, TileKernel};
 use ibp_gpu::testdata::{
-    encode_rows, few_run_rows, fixed_width, float_rows, max_free_runs, patterned_rows, sparse_rows, two_run_rows, Rng,
-    TestEntry,
+    encode_rows, few_run_entry, few_run_rows, fixed_width, float_rows, patterned_rows, sparse_rows, two_run_rows, Rng,
+    TestEntry, FEW_RUN_SHAPES,
 };
 use std::path::Path;
 
@@ -118,24 +118,8 @@ fn generated_cases_match_cpu_decoder() {
     }
     // Positions with 3-4 runs of free bits in a 32-bit half (decoded by deposit_runs) and with 5-8
     // (the run-by-run loop): lean rows, a pair table (W32 n40 in the general kernel), long rows.
-    for (w, words, min_runs, max_runs) in [
-        (WordWidth::W64, 25usize, 3u32, 4u32),
-        (WordWidth::W8, 40, 3, 4),
-        (WordWidth::W16, 40, 3, 4),
-        (WordWidth::W32, 40, 3, 4),
-        (WordWidth::W64, 100, 3, 4),
-        (WordWidth::W64, 25, 5, 8),
-        (WordWidth::W32, 40, 5, 8),
-    ] {
-        let data = few_run_rows(&mut rng, 192, words, w.bytes(), min_runs, max_runs); // chunks of 96 rows
-        let label = format!("{min_runs}-{max_runs} runs W{} n{words}", w.bits());
-        let case = Case::new(&data, words * w.bytes(), &fixed_width(w, 1, 4), 96, label);
-        let most = max_free_runs(&case.metas);
-        assert!(
-            (min_runs..=max_runs).contains(&most),
-            "{}: masks with up to {most} runs of free bits",
-            case.label
-        );
+    for shape in FEW_RUN_SHAPES {
+        let case = few_run_entry(&mut rng, shape, 192, 4, 96);
         lean += usize::from(check_case(&case, &mut rng));
         cases += 1;
     }
