@@ -92,7 +92,9 @@ impl ChunkPlan {
 /// Chooses the plan for one chunk of `rows.len() / row_bytes` rows.
 ///
 /// Tries every candidate width and threshold of `opts` and keeps the smallest real size (ties:
-/// the widest width, then the lowest threshold). A width is skipped without sizing its rows when
+/// the widest width, then the highest threshold, whose Mask is the smallest: at A = 128 padding
+/// often makes several thresholds tie, and a lower one's extra Mask bits split free bits into more
+/// runs, which the GPU kernels decode slower, bench/GPU_NOTES.md entry 26). A width is skipped without sizing its rows when
 /// even rows whose every word matched could not beat the best size found so far. With one group,
 /// a raw chunk (spec 5.5, `G = 0`) is chosen instead when it is no larger (incompressible or tiny
 /// data). With `opts.groups = k > 1` the rows are then split into exactly `k` groups (see
@@ -183,7 +185,17 @@ pub fn plan_chunk(rows: &[u8], row_bytes: usize, opts: &EncodeOptions) -> ChunkP
         };
         for ((size, threshold), (masks, bitvals)) in sizes.into_iter().zip(labels).zip(pairs) {
             let bytes = size.estimate(row_count as u64, 1, w, row_bytes, align);
-            if best.as_ref().is_none_or(|b| bytes < b.estimated_bytes) {
+            // Ties within one width go to the higher threshold (its Mask is a subset of a lower
+            // one's, so its free bits form fewer, longer runs; the per-position optimum never
+            // wins a tie).
+            let better = |b: &ChunkPlan| {
+                bytes < b.estimated_bytes
+                    || (bytes == b.estimated_bytes
+                        && b.word_width == w
+                        && threshold != POSITION_OPTIMUM
+                        && threshold > b.threshold)
+            };
+            if best.as_ref().is_none_or(better) {
                 best = Some(ChunkPlan {
                     word_width: w,
                     masks,
@@ -1038,6 +1050,46 @@ fn best_group_threshold(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Exact size ties between thresholds of one width go to the highest threshold (the smallest
+    /// Mask, whose free bits form the fewest runs): at A = 128, float rows of 1 KiB code to the same
+    /// padded size from several thresholds.
+    #[test]
+    fn size_ties_go_to_the_highest_threshold() {
+        let mut rng = crate::prng::SplitMix64::new(42);
+        let mut unit = || ((rng.next_u64() >> 11) as f64 + 0.5) / (1u64 << 53) as f64;
+        let (rows, row_bytes) = (1024usize, 1024usize);
+        let mut data = Vec::with_capacity(rows * row_bytes);
+        for _ in 0..rows * row_bytes / 4 {
+            // N(0, 0.02) by Box-Muller, 4 low mantissa bits dropped.
+            let v = 0.02 * (-2.0 * unit().ln()).sqrt() * (std::f64::consts::TAU * unit()).cos();
+            data.extend_from_slice(&((v as f32).to_bits() & !15).to_le_bytes());
+        }
+        let opts = EncodeOptions {
+            align_log2: 7,
+            sample_fraction: Some(0.05),
+            ..Default::default()
+        };
+        let best = plan_chunk(&data, row_bytes, &opts);
+        let sizes: Vec<(f64, u64)> = crate::options::SWEEP_THRESHOLDS
+            .iter()
+            .map(|&t| {
+                let fixed = EncodeOptions {
+                    threshold: Some(t),
+                    word_width: Some(best.word_width),
+                    ..opts.clone()
+                };
+                (t, plan_chunk(&data, row_bytes, &fixed).estimated_bytes)
+            })
+            .collect();
+        let smallest = sizes.iter().map(|s| s.1).min().unwrap();
+        let tied: Vec<f64> = sizes.iter().filter(|s| s.1 == smallest).map(|s| s.0).collect();
+        assert!(tied.len() >= 2, "no tie to break: {sizes:?}");
+        assert!(best.estimated_bytes <= smallest);
+        if best.threshold != POSITION_OPTIMUM {
+            assert_eq!(best.threshold, *tied.last().unwrap(), "sizes {sizes:?}");
+        }
+    }
 
     #[test]
     fn sampling_is_deterministic_and_bounded() {
