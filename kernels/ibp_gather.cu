@@ -114,6 +114,9 @@ struct GmemRecord {
 #ifndef IBP_GATHER_TABLES
 #define IBP_GATHER_TABLES 1  // ibp_gather decodes through the tables ibp_build_tables made
 #endif
+#ifndef IBP_GATHER_LEAN_LOOKUP
+#define IBP_GATHER_LEAN_LOOKUP 1  // ibp_gather finds a row's chunk by division (prm.chunk_rows), 32-bit length sums
+#endif
 #ifndef IBP_GATHER_RAW_CHUNKS
 #define IBP_GATHER_RAW_CHUNKS 1  // ibp_gather locates raw-chunk records by position, copies them directly
 #endif
@@ -401,6 +404,13 @@ __device__ __forceinline__ ibp_u64 read_stored_len(const ibp_u8* p, ibp_u32 lb) 
     return lb == 1 ? (ibp_u64)p[0]
          : lb == 2 ? (ibp_u64)(p[0] | (p[1] << 8))
                    : (ibp_u64)p[0] | ((ibp_u64)p[1] << 8) | ((ibp_u64)p[2] << 16) | ((ibp_u64)p[3] << 24);
+}
+
+// read_stored_len with one load when p is aligned to lb (the loader places each chunk's lengths at
+// an 8-byte aligned offset of the 16-byte aligned metadata), byte loads otherwise.
+__device__ __forceinline__ ibp_u32 load_stored_len(const ibp_u8* p, ibp_u32 lb) {
+    if ((((size_t)p) & (lb - 1)) == 0) return lb == 1 ? p[0] : lb == 2 ? *(const ibp_u16*)p : *(const ibp_u32*)p;
+    return (ibp_u32)read_stored_len(p, lb);
 }
 
 // Bits [b, b+32) of the shared-memory bit stream w (bit b = bit b%32 of word b/32).
@@ -770,6 +780,31 @@ __device__ __forceinline__ ibp_u32 decode_pair_row(const ibp_u32* w, ibp_u32 rec
 
 // ---- per-row lookups ---------------------------------------------------------------------------
 
+// Sum of x over the warp (every lane gets it).
+__device__ __forceinline__ ibp_u32 warp_sum32(ibp_u32 x) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#pragma unroll
+    for (int d = 16; d > 0; d >>= 1) x += __shfl_xor_sync(FULL_MASK, x, d);
+    return x;
+#else
+    return __reduce_add_sync(FULL_MASK, x);
+#endif
+}
+
+// A chunk descriptor read with five 16-byte loads (descriptors are 80 bytes in a 16-byte aligned
+// array) instead of one load per field.
+union ChunkVecs {
+    uint4 v[5];
+    IbpChunk c;
+};
+__device__ __forceinline__ IbpChunk load_chunk(const IbpChunk* p) {
+    ChunkVecs u;
+    const uint4* v = (const uint4*)p;
+#pragma unroll
+    for (int i = 0; i < 5; i++) u.v[i] = v[i];
+    return u.c;
+}
+
 struct Job {
     const ibp_u8* src;      // record in global memory
     const ibp_u8* masks;    // the row's group's Mask words (Bitvals follow at + words_bytes)
@@ -794,14 +829,29 @@ __device__ __forceinline__ Job lookup(const IbpGatherParams& prm, const ibp_u64*
     job.src = 0; job.masks = 0; job.table = 0; job.len = 0; job.words_bytes = 0;
     job.n = 0; job.wb = 1; job.align_log2 = 0; job.entries = 0; job.raw = false; job.staged = false;
     if (row >= prm.entry_rows || prm.chunk_count == 0) { job.code = IBP_STATUS_ROW_INDEX; return job; }
-    // Chunk of the row: last chunk with first_row <= row (uniform across the warp).
-    ibp_u32 lo = 0, hi = prm.chunk_count;
-    while (hi - lo > 1) {
-        ibp_u32 mid = (lo + hi) >> 1;
-        const ibp_u64 fr = first_rows ? first_rows[mid] : prm.chunks[mid].first_row;
-        if (fr <= row) lo = mid; else hi = mid;
+    // Chunk of the row: last chunk with first_row <= row (uniform across the warp). With chunk_rows
+    // set, chunk c is taken to start at row c * chunk_rows; the descriptor's check below rejects a
+    // row that is not in the chunk found either way.
+    ibp_u32 lo = 0;
+#if IBP_GATHER_LEAN_LOOKUP
+    if (prm.chunk_rows) {
+        lo = row >> 32 ? prm.chunk_count : (ibp_u32)row / prm.chunk_rows;
+        if (lo >= prm.chunk_count) { job.code = IBP_STATUS_ROW_INDEX; return job; }
+    } else
+#endif
+    {
+        ibp_u32 hi = prm.chunk_count;
+        while (hi - lo > 1) {
+            ibp_u32 mid = (lo + hi) >> 1;
+            const ibp_u64 fr = first_rows ? first_rows[mid] : prm.chunks[mid].first_row;
+            if (fr <= row) lo = mid; else hi = mid;
+        }
     }
+#if IBP_GATHER_LEAN_LOOKUP
+    const IbpChunk c = load_chunk(prm.chunks + lo);
+#else
     const IbpChunk& c = prm.chunks[lo];
+#endif
     const ibp_u64 first = c.first_row;
     const ibp_u32 row_count = c.row_count;
     const ibp_u64 r = row - first;
@@ -828,19 +878,27 @@ __device__ __forceinline__ Job lookup(const IbpGatherParams& prm, const ibp_u64*
             if (!stored_len_inside(lengths_offset, idx, lb, prm.meta_size)) {
                 index_ok = false;
             } else {
-                const ibp_u8* p = prm.meta + at;
-                ibp_u64 stored = lb == 1 ? (ibp_u64)p[0]
-                               : lb == 2 ? (ibp_u64)(p[0] | (p[1] << 8))
-                                         : (ibp_u64)p[0] | ((ibp_u64)p[1] << 8) | ((ibp_u64)p[2] << 16) | ((ibp_u64)p[3] << 24);
-                units = (ibp_u64)c.length_base + stored;
+#if IBP_GATHER_LEAN_LOOKUP
+                units = (ibp_u64)c.length_base + load_stored_len(prm.meta + at, lb);
+#else
+                units = (ibp_u64)c.length_base + read_stored_len(prm.meta + at, lb);
+#endif
             }
         }
         const ibp_u64 anchor_value = prm.anchors[anchor];
         const ibp_u64 len_lane = units << align_log2;
+#if IBP_GATHER_LEAN_LOOKUP
+        // Every record is at most raw_padded <= 2^24 + 127 bytes (spec 5.4, checked by the loader; a
+        // longer one is a layout failure here too), so the 32 lengths add up in 32 bits.
+        index_ok = index_ok && len_lane <= c.raw_padded && c.raw_padded < (1u << 26);
+        const ibp_u32 before = warp_sum32(lane < r_lane ? (ibp_u32)len_lane : 0u);
+        len = __shfl_sync(FULL_MASK, (ibp_u32)len_lane, r_lane);
+#else
         ibp_u64 before = lane < r_lane ? len_lane : 0;
 #pragma unroll
         for (int d = 16; d > 0; d >>= 1) before += __shfl_xor_sync(FULL_MASK, before, d);
         len = __shfl_sync(FULL_MASK, len_lane, r_lane);
+#endif
         if (!__all_sync(FULL_MASK, index_ok)) { job.code = IBP_STATUS_LAYOUT; return job; }
         off = anchor_value + before;
     }
@@ -951,7 +1009,8 @@ ibp_gather(const IbpGatherParams prm) {
     const ibp_u64 row0 = k < prm.count ? request_row(prm, k) : 0;
     // Chunk start rows: shared memory when they fit, else (null) read from the descriptors.
     const ibp_u64* first_rows;
-    if (prm.chunk_count <= IBP_SMEM_CHUNKS) {
+    // (Not needed when chunks are found by division.)
+    if (!(IBP_GATHER_LEAN_LOOKUP && prm.chunk_rows) && prm.chunk_count <= IBP_SMEM_CHUNKS) {
         for (ibp_u32 i = threadIdx.x; i < prm.chunk_count; i += blockDim.x) first_rows_smem[i] = prm.chunks[i].first_row;
         __syncthreads();
         first_rows = first_rows_smem;
@@ -994,11 +1053,13 @@ ibp_gather_flat(const IbpGatherParams prm) {
     const ibp_u32 warps_per_block = blockDim.x >> 5;
     const ibp_u64 warps = (ibp_u64)gridDim.x * warps_per_block;
     const ibp_u64 rb = prm.row_bytes;
+    // Rows whose row_bytes bytes lie inside the payload buffer (one division per thread, not per row).
+    const ibp_u64 rows_inside = rb == 0 ? 0 : prm.payload_size / rb;
     for (ibp_u64 k = (ibp_u64)blockIdx.x * warps_per_block + (threadIdx.x >> 5); k < prm.count; k += warps) {
         const ibp_u64 row = request_row(prm, k);
         ibp_u32 code = IBP_STATUS_OK;
         if (row >= prm.entry_rows) code = IBP_STATUS_ROW_INDEX;
-        else if (rb == 0 || row > prm.payload_size / rb || rb > prm.payload_size - row * rb) code = IBP_STATUS_LAYOUT;
+        else if (row >= rows_inside) code = IBP_STATUS_LAYOUT;
         if (code == IBP_STATUS_OK) warp_copy(prm.out + k * rb, prm.payload + row * rb, rb, lane);
         else if (lane == 0) ibp_report(prm.status, k, code);
     }

@@ -46,7 +46,7 @@ struct IbpChunk {
     ibp_u16 reserved1;
 };
 
-// Kernel parameters of ibp_gather (passed by value; 136 bytes: 15 eight-byte fields, 4 u32).
+// Kernel parameters of ibp_gather (passed by value; 144 bytes: 15 eight-byte fields, 6 u32).
 struct IbpGatherParams {
     const ibp_u8* payload;   // chunk payloads (device memory or mapped pinned host memory)
     ibp_u64 payload_size;    // readable bytes at payload
@@ -67,6 +67,9 @@ struct IbpGatherParams {
     ibp_u32 row_bytes;
     ibp_u32 stage_bytes;     // shared-memory staging bytes per warp (multiple of 16)
     ibp_u32 tables_size;     // bytes at tables (0 when null)
+    ibp_u32 chunk_rows;      // non-zero: chunk c starts at entry row c * chunk_rows (every chunk but the
+                             // last has chunk_rows rows, entry_rows <= 2^32); 0: found by binary search
+    ibp_u32 reserved;        // 0
 };
 
 #endif

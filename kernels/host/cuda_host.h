@@ -79,7 +79,7 @@ struct HostScope {               // a warp or a block
     unsigned long long slot[1024] = {};
     unsigned src[1024] = {};
     unsigned long long result[1024] = {};
-    int kind = 0;                // the current collective: 0 exchange, 1 ballot, 2 barrier, 3 and-reduce
+    int kind = 0;                // the current collective: 0 exchange, 1 ballot, 2 barrier, 3 and-reduce, 4 sum
 };
 
 struct HostFiber {
@@ -108,6 +108,11 @@ inline void host_try_release(HostScope& s) {
     const unsigned n = &s == &host_grid->block ? (unsigned)host_grid->fibers.size() : 32u;
     if (s.kind == 0) {
         for (unsigned i = 0; i < n; i++) s.result[i] = s.slot[s.src[i] & (n - 1)];
+    } else if (s.kind == 4) {
+        unsigned sum = 0;
+        for (unsigned i = 0; i < n; i++)
+            if (s.src[i]) sum += (unsigned)s.slot[i];
+        for (unsigned i = 0; i < n; i++) s.result[i] = sum;
     } else if (s.kind == 1 || s.kind == 3) {
         unsigned long long bits = 0;
         bool all = true;
@@ -130,7 +135,7 @@ inline unsigned long long host_collective(HostScope& s, int kind, unsigned long 
     const unsigned t = g.current, m = host_member(s, t);
     if (s.arrived == 0) {
         s.kind = kind;
-        if (kind == 1 || kind == 3) {  // members that arrive mark themselves
+        if (kind == 1 || kind == 3 || kind == 4) {  // members that arrive mark themselves
             const unsigned n = &s == &g.block ? (unsigned)g.fibers.size() : 32u;
             for (unsigned i = 0; i < n; i++) s.src[i] = 0;
         }
@@ -139,7 +144,7 @@ inline unsigned long long host_collective(HostScope& s, int kind, unsigned long 
         std::abort();
     }
     s.slot[m] = v;
-    s.src[m] = (kind == 1 || kind == 3) ? 1u : src;
+    s.src[m] = (kind == 1 || kind == 3 || kind == 4) ? 1u : src;
     s.arrived++;
     HostFiber& f = g.fibers[t];
     f.waiting = &s;
@@ -168,6 +173,7 @@ inline T __shfl_xor_sync(unsigned, T v, unsigned m) {
 inline unsigned __ballot_sync(unsigned, int p) { return (unsigned)host_collective(host_warp_scope(), 1, p != 0, 0); }
 inline int __any_sync(unsigned m, int p) { return __ballot_sync(m, p) != 0; }
 inline int __all_sync(unsigned, int p) { return host_collective(host_warp_scope(), 3, p != 0, 0) != 0; }
+inline unsigned __reduce_add_sync(unsigned, unsigned v) { return (unsigned)host_collective(host_warp_scope(), 4, v, 0); }
 inline void __syncwarp(unsigned = 0xffffffffu) { host_collective(host_warp_scope(), 2, 0, 0); }
 inline void __syncthreads() { host_collective(host_grid->block, 2, 0, 0); }
 inline int __syncthreads_and(int p) { return host_collective(host_grid->block, 3, p != 0, 0) != 0; }

@@ -502,6 +502,8 @@ impl GpuEntry {
             row_bytes: self.layout.row_bytes as u32,
             stage_bytes: self.stage_bytes,
             tables_size: self.tables.as_ref().map_or(0, |(t, _)| t.len() as u32),
+            chunk_rows: self.layout.uniform_chunk_rows(),
+            reserved: 0,
         };
         let mut tiles = None;
         let lean = self.uses_lean_tiles();

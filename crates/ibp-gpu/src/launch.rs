@@ -3,7 +3,7 @@
 
 use cudarc::driver::{sys, CudaFunction, CudaStream, DeviceRepr, DriverError, LaunchConfig, PushKernelArg};
 
-/// Parameters of `ibp_gather` (mirrors `IbpGatherParams`: 15 `u64`, then 4 `u32`).
+/// Parameters of `ibp_gather` (mirrors `IbpGatherParams`: 15 `u64`, then 6 `u32`).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct GatherParams {
@@ -29,6 +29,10 @@ pub(crate) struct GatherParams {
     pub stage_bytes: u32,
     /// Bytes at `tables` (at most `GATHER_TABLE_MAX_BYTES`, so they fit; 0 when null).
     pub tables_size: u32,
+    /// Rows of every chunk but the last when chunk `c` starts at row `c * chunk_rows`
+    /// ([`crate::layout::EntryLayout::uniform_chunk_rows`]), else 0.
+    pub chunk_rows: u32,
+    pub reserved: u32,
 }
 
 // SAFETY: `GatherParams` is `#[repr(C)]`, made only of integers, with the field order and sizes of
@@ -267,12 +271,17 @@ mod tests {
 
     #[test]
     fn params_match_header() {
-        assert_eq!(std::mem::size_of::<super::GatherParams>(), 15 * 8 + 4 * 4);
+        assert_eq!(std::mem::size_of::<super::GatherParams>(), 15 * 8 + 6 * 4);
         let header = include_str!("../../../kernels/ibp_status.h");
         let start = header.find("struct IbpGatherParams {").unwrap();
         let body = &header[start..header[start..].find("};").unwrap() + start];
-        let fields: Vec<&str> = body.lines().skip(1).map(str::trim).filter(|l| !l.is_empty()).collect();
-        assert_eq!(fields.len(), 19);
+        let fields: Vec<&str> = body
+            .lines()
+            .skip(1)
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with("//"))
+            .collect();
+        assert_eq!(fields.len(), 21);
         let (wide, narrow) = fields.split_at(15);
         assert!(
             wide.iter().all(|l| l.contains('*') || l.starts_with("ibp_u64")),

@@ -108,6 +108,8 @@ pub struct EntryLayout {
     row_offsets: Vec<Vec<u64>>,
     /// See [`EntryLayout::flat_rows`].
     flat: bool,
+    /// See [`EntryLayout::uniform_chunk_rows`].
+    chunk_rows: u32,
 }
 
 fn push_aligned(meta: &mut Vec<u8>, bytes: &[u8]) -> u64 {
@@ -274,6 +276,7 @@ impl EntryLayout {
             // Every record is `row_bytes` (checked above) and chunks follow with no gap, so row r
             // sits at r * row_bytes.
             flat,
+            chunk_rows: Self::find_uniform_chunk_rows(&descs, first_row),
             row_bytes,
             row_count: first_row,
             chunks: descs,
@@ -321,6 +324,27 @@ impl EntryLayout {
     /// another. Gathers from such an entry copy rows with no lookup (`ibp_gather_flat`).
     pub fn flat_rows(&self) -> bool {
         self.flat
+    }
+
+    /// Rows per chunk when chunk `c` starts at entry row `c * rows` (every chunk but the last has
+    /// that many rows, the last at most that many) and the entry has at most 2^32 rows, else 0.
+    /// `ibp_gather` then finds a row's chunk by one division instead of a binary search
+    /// (`IbpGatherParams::chunk_rows`); the encoder's chunking always has this shape.
+    pub fn uniform_chunk_rows(&self) -> u32 {
+        self.chunk_rows
+    }
+
+    fn find_uniform_chunk_rows(chunks: &[ChunkDesc], entry_rows: u64) -> u32 {
+        let Some((last, rest)) = chunks.split_last() else {
+            return 0;
+        };
+        let rows = rest.first().unwrap_or(last).row_count;
+        let uniform = rest.iter().all(|c| c.row_count == rows) && last.row_count <= rows;
+        if uniform && entry_rows <= 1 << 32 {
+            rows
+        } else {
+            0
+        }
     }
 
     /// Checks `rows` against the entry (`E_ROW_INDEX` naming the first bad position).
@@ -382,6 +406,22 @@ mod tests {
         let mixed = EntryLayout::new(64, &[raw_chunk(7, 64, 4, 0), sample(1)]).unwrap();
         assert!(!mixed.flat_rows());
         assert_eq!(mixed.chunks[1].payload_offset % PAYLOAD_ALIGN, 0);
+    }
+
+    #[test]
+    fn uniform_chunk_rows_only_when_chunk_c_starts_at_c_times_its_rows() {
+        let seven = |rows| raw_chunk(rows, 48, 4, 0);
+        let rows_of = |chunks: &[ChunkMeta]| EntryLayout::new(48, chunks).unwrap().uniform_chunk_rows();
+        assert_eq!(rows_of(&[seven(7), seven(7), seven(5)]), 7);
+        assert_eq!(rows_of(&[seven(7), seven(7), seven(7)]), 7);
+        assert_eq!(rows_of(&[seven(5)]), 5);
+        // A short chunk before the last, or a longer last one: chunk c no longer starts at c * 7.
+        assert_eq!(rows_of(&[seven(7), seven(5), seven(7)]), 0);
+        assert_eq!(rows_of(&[seven(7), seven(7), seven(8)]), 0);
+        let layout = EntryLayout::new(48, &[seven(7), seven(7), seven(5)]).unwrap();
+        for (c, d) in layout.chunks.iter().enumerate() {
+            assert_eq!(d.first_row, c as u64 * 7);
+        }
     }
 
     #[test]

@@ -285,6 +285,30 @@ pub fn few_run_entry(
     entry
 }
 
+/// Entries whose chunks have uneven sizes (a short chunk in the middle, a long one last), so chunk
+/// `c` does not start at `c` times one size and `ibp_gather` finds chunks by binary search instead
+/// of the division it uses for the encoder's chunking ([`crate::EntryLayout::uniform_chunk_rows`]
+/// is 0, checked here): coded W32 rows with 3 groups at A = 16, and W8 rows at A = 1.
+pub fn uneven_chunk_entries(rng: &mut Rng) -> Vec<TestEntry> {
+    use ibp_format::WordWidth::{W32, W8};
+    let sizes = [40usize, 97, 33, 64, 130];
+    let rows: usize = sizes.iter().sum();
+    [(W32, 24usize, 3u32, 4u8), (W8, 40, 1, 0)]
+        .into_iter()
+        .map(|(w, words, groups, align_log2)| {
+            let row_bytes = words * w.bytes();
+            let data = patterned_rows(rng, rows, row_bytes, w.bytes(), 0.1, 0.05);
+            let label = format!("uneven chunks W{} n{words} G{groups} A{}", w.bits(), 1 << align_log2);
+            let entry =
+                TestEntry::with_chunk_sizes(&data, row_bytes, &fixed_width(w, groups, align_log2), &sizes, label);
+            let layout = crate::EntryLayout::new(row_bytes as u64, &entry.metas).expect("layout");
+            assert_eq!(layout.uniform_chunk_rows(), 0, "{}", entry.label);
+            assert_eq!(layout.chunks.len(), sizes.len(), "{}", entry.label);
+            entry
+        })
+        .collect()
+}
+
 /// The most runs of free bits (`!Mask`) in one 32-bit half of any Mask word of `metas`.
 pub fn max_free_runs(metas: &[ChunkMeta]) -> u32 {
     let runs = |x: u32| (x & !(x << 1)).count_ones();
@@ -310,10 +334,28 @@ pub fn encode_rows(
     opts: &EncodeOptions,
     chunk_rows: usize,
 ) -> (Vec<ChunkMeta>, Vec<Vec<u8>>) {
+    let rows = data.len() / row_bytes;
+    let sizes: Vec<usize> = (0..rows.div_ceil(chunk_rows))
+        .map(|c| chunk_rows.min(rows - c * chunk_rows))
+        .collect();
+    encode_rows_sized(data, row_bytes, opts, &sizes)
+}
+
+/// Encodes `data` (rows of `row_bytes`) into chunks of `sizes[0]`, `sizes[1]`, ... rows (they must
+/// add up to the rows of `data`). Returns each chunk's metadata and payload, in row order.
+pub fn encode_rows_sized(
+    data: &[u8],
+    row_bytes: usize,
+    opts: &EncodeOptions,
+    sizes: &[usize],
+) -> (Vec<ChunkMeta>, Vec<Vec<u8>>) {
+    assert_eq!(sizes.iter().sum::<usize>() * row_bytes, data.len(), "chunk sizes");
     let mut metas = Vec::new();
     let mut payloads = Vec::new();
-    for part in data.chunks(chunk_rows * row_bytes) {
-        let c = encode_chunk(part, row_bytes, opts);
+    let mut at = 0;
+    for &rows in sizes {
+        let c = encode_chunk(&data[at..at + rows * row_bytes], row_bytes, opts);
+        at += rows * row_bytes;
         metas.push(c.meta);
         payloads.push(c.payload);
     }
@@ -413,6 +455,29 @@ impl TestEntry {
     /// `data` back.
     pub fn new(data: &[u8], row_bytes: usize, opts: &EncodeOptions, chunk_rows: usize, label: String) -> TestEntry {
         let (metas, payloads) = encode_rows(data, row_bytes, opts, chunk_rows);
+        Self::from_chunks(data, row_bytes, metas, payloads, label)
+    }
+
+    /// As [`TestEntry::new`], with chunks of `sizes[0]`, `sizes[1]`, ... rows (chunk `c` then need
+    /// not start at a multiple of one chunk size: gathers find chunks by binary search).
+    pub fn with_chunk_sizes(
+        data: &[u8],
+        row_bytes: usize,
+        opts: &EncodeOptions,
+        sizes: &[usize],
+        label: String,
+    ) -> TestEntry {
+        let (metas, payloads) = encode_rows_sized(data, row_bytes, opts, sizes);
+        Self::from_chunks(data, row_bytes, metas, payloads, label)
+    }
+
+    fn from_chunks(
+        data: &[u8],
+        row_bytes: usize,
+        metas: Vec<ChunkMeta>,
+        payloads: Vec<Vec<u8>>,
+        label: String,
+    ) -> TestEntry {
         let mut expected = vec![0u8; data.len()];
         let mut at = 0;
         for (m, p) in metas.iter().zip(&payloads) {

@@ -10,7 +10,7 @@ use ibp_codec::{decode_chunk, decode_chunk_rows, DecoderKind, EncodeOptions};
 use ibp_format::{crc32, ChunkMeta, ErrorCode, WordWidth};
 use ibp_gpu::testdata::{
     encode_rows, few_run_entry, few_run_rows, fixed_width, float_rows, patterned_rows, read_npy, sparse_rows,
-    two_run_rows, uniform_rows, Rng, TestEntry, FEW_RUN_SHAPES,
+    two_run_rows, uneven_chunk_entries, uniform_rows, Rng, TestEntry, FEW_RUN_SHAPES,
 };
 use ibp_gpu::{EntryLayout, GpuDevice, GpuEntry, GpuError, HostEntry, PayloadHome};
 use std::sync::Arc;
@@ -148,6 +148,11 @@ fn generated_cases_match_cpu_decoder() {
                 }
             }
         }
+    }
+    // Chunks of uneven sizes: ibp_gather finds them by binary search (the cases above by division).
+    for case in uneven_chunk_entries(&mut rng) {
+        check_case(&dev, &case, &mut rng);
+        cases += 1;
     }
     println!("{cases} generated cases matched the CPU decoder ({lean} with coded chunks through both tile kernels)");
     assert!(

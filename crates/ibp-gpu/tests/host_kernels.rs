@@ -19,8 +19,8 @@ use ibp_codec::{decode_chunk, decode_chunk_rows, DecoderKind, EncodeOptions};
 use ibp_format::{crc32, ErrorCode, WordWidth};
 use ibp_gpu::host::{decode_container, HostKernels, TileKernel};
 use ibp_gpu::testdata::{
-    encode_rows, few_run_entry, few_run_rows, fixed_width, float_rows, patterned_rows, sparse_rows, two_run_rows, Rng,
-    TestEntry, FEW_RUN_SHAPES,
+    encode_rows, few_run_entry, few_run_rows, fixed_width, float_rows, patterned_rows, sparse_rows, two_run_rows,
+    uneven_chunk_entries, Rng, TestEntry, FEW_RUN_SHAPES,
 };
 use std::path::Path;
 
@@ -149,6 +149,11 @@ fn generated_cases_match_cpu_decoder() {
             }
         };
         check_case(&Case::new(&data, row_bytes, &opts, 64, label.into()), &mut rng);
+        cases += 1;
+    }
+    // Chunks of uneven sizes: ibp_gather finds them by binary search (the cases above by division).
+    for case in uneven_chunk_entries(&mut rng) {
+        check_case(&case, &mut rng);
         cases += 1;
     }
     assert!(lean >= 10, "only {lean} of {cases} cases took the lean tile kernel");
