@@ -4,11 +4,13 @@
 //! Usage: ibp-gpu-bench [--target-mib N] [--reps N] [--batches 1024,4096,...] [--data-dir DIR]
 //!                      [--only NAME-SUBSTRING] [--row-bytes N] [--align-log2 N] [--quick]
 //!                      [--no-gathers] [--no-real-data] [--no-synthetic] [--word-width BITS]
+//!                      [--chunk-rows N]
 //!
 //! `--no-gathers` measures only the whole-entry decode from device memory (and its D2D copy);
 //! `--no-real-data` / `--no-synthetic` keep only the synthetic / real datasets; `--align-log2`
 //! keeps one alignment; `--word-width` makes the encoder use that word width (8/16/32/64) instead of
-//! the analysis' choice.
+//! the analysis' choice; `--chunk-rows` encodes chunks of N rows instead of about 8 MiB each (many
+//! small chunks: gathers that look up rows among thousands of chunks).
 //!
 //! Datasets named `NAME+gpu` are encoded with `EncodeOptions::for_gpu()` (A = 16, chunks stored raw
 //! where coding does not make records cheaper to read, 64-bit words within 2 % of the smallest
@@ -41,6 +43,7 @@ struct Args {
     row_bytes: Option<usize>,
     align_log2: Option<u8>,
     word_width: Option<ibp_format::WordWidth>,
+    chunk_rows: Option<usize>,
     quick: bool,
     no_gathers: bool,
     no_real_data: bool,
@@ -50,7 +53,8 @@ struct Args {
 /// The usage text (the module doc's first lines).
 const USAGE: &str = "usage: ibp-gpu-bench [--target-mib N] [--reps N] [--batches 1024,4096,...] [--data-dir DIR]
                      [--only NAME-SUBSTRING] [--row-bytes N] [--align-log2 N] [--quick]
-                     [--no-gathers] [--no-real-data] [--no-synthetic] [--word-width 8|16|32|64]";
+                     [--no-gathers] [--no-real-data] [--no-synthetic] [--word-width 8|16|32|64]
+                     [--chunk-rows N]";
 
 /// Prints `why` and the usage to stderr and exits with status 2.
 fn usage_error(why: &str) -> ! {
@@ -75,6 +79,7 @@ fn parse_args() -> Args {
         row_bytes: None,
         align_log2: None,
         word_width: None,
+        chunk_rows: None,
         quick: false,
         no_gathers: false,
         no_real_data: false,
@@ -105,6 +110,7 @@ fn parse_args() -> Args {
                         .unwrap_or_else(|_| usage_error("--word-width must be 8, 16, 32 or 64")),
                 );
             }
+            "--chunk-rows" => a.chunk_rows = Some(parsed(&flag, &val())),
             "--quick" => a.quick = true,
             "--no-gathers" => a.no_gathers = true,
             "--no-real-data" => a.no_real_data = true,
@@ -112,8 +118,8 @@ fn parse_args() -> Args {
             other => usage_error(&format!("unknown flag {other}")),
         }
     }
-    if a.reps == 0 || a.target_mib == 0 || a.batches.contains(&0) {
-        usage_error("--reps, --target-mib and every batch must be at least 1");
+    if a.reps == 0 || a.target_mib == 0 || a.batches.contains(&0) || a.chunk_rows == Some(0) {
+        usage_error("--reps, --target-mib, --chunk-rows and every batch must be at least 1");
     }
     if a.quick {
         a.target_mib = a.target_mib.min(64);
@@ -414,9 +420,12 @@ fn main() {
             word_width: args.word_width,
             ..preset
         };
-        let chunk_rows = ((8usize << 20) / rb).clamp(1, 1 << 20);
-        // Encode the base block once (chunks in parallel), then repeat its chunks up to the target size.
-        let parts: Vec<&[u8]> = ds.base.chunks(chunk_rows * rb).collect();
+        let part_rows = ((8usize << 20) / rb).clamp(1, 1 << 20);
+        let chunk_rows = args.chunk_rows.unwrap_or(part_rows).min(1 << 20);
+        // Encode the base block once (parts of whole chunks in parallel), then repeat its chunks up
+        // to the target size.
+        let part_rows = part_rows.max(chunk_rows) / chunk_rows * chunk_rows;
+        let parts: Vec<&[u8]> = ds.base.chunks(part_rows * rb).collect();
         let encoded: Vec<(Vec<ChunkMeta>, Vec<Vec<u8>>)> = std::thread::scope(|s| {
             let hs: Vec<_> = parts
                 .iter()
@@ -454,7 +463,7 @@ fn main() {
             ds.name,
             raw_len >> 20,
             saved,
-            metas.len(),
+            all_metas.len(),
             metas.iter().map(|m| m.word_width.bits()).collect::<std::collections::BTreeSet<_>>(),
             t0.elapsed().as_secs_f64()
         );
