@@ -6,7 +6,7 @@
 #   bash tools/gpu-run.sh [bench flags]   # on the GPU machine (no Rust): run them, logs under $OUT
 #
 # Environment on the GPU machine: IBP_RUN_MEMCHECK=0 skips compute-sanitizer; IBP_SKIP_BENCH=1 and
-# IBP_SKIP_TESTS=1 skip those parts; IBP_BENCH_BIN runs another bench binary (an A/B baseline built
+# IBP_SKIP_TESTS=1 skip those parts (the tests include the conformance vectors); IBP_BENCH_BIN runs another bench binary (an A/B baseline built
 # from an older commit). Test binaries run with IBP_REQUIRE_GPU=1 and
 # IBP_REQUIRE_NVRTC=1, so a missing driver or NVRTC fails instead of skipping.
 set -uo pipefail
@@ -64,7 +64,7 @@ if [ "${IBP_SKIP_TESTS:-0}" != 1 ]; then
         [ "$rc" = 0 ] || status=1
     done
 fi
-if [ -x "$D/ibp-conformance" ]; then
+if [ "${IBP_SKIP_TESTS:-0}" != 1 ] && [ -x "$D/ibp-conformance" ]; then
     # Conformance vectors through the CPU oracle, the CPU fast decoder and the GPU decoder.
     "$D/ibp-conformance" run --gpu 2>&1 | tee "$OUT/conformance-gpu.txt" | tail -n 5
     [ "${PIPESTATUS[0]}" = 0 ] || status=1
