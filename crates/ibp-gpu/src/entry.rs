@@ -173,6 +173,10 @@ pub struct GpuEntry {
     tile_cache: Mutex<Option<CachedTiles>>,
     /// The entry's chunks allow `ibp_decode_tiles_lean` (see [`lean_tiles_allowed`]).
     lean_allowed: bool,
+    /// [`tiling`] of the entry for the general (`[0]`) and the lean (`[1]`) tile kernel, computed
+    /// once: each pass over the descriptors costs microseconds per launch on entries of thousands of
+    /// chunks.
+    tilings: [Option<(u32, u32, u32)>; 2],
     /// Range decodes use `ibp_decode_tiles` even where the lean kernel is allowed (comparisons).
     force_general: std::sync::atomic::AtomicBool,
 }
@@ -277,6 +281,7 @@ impl GpuEntry {
         stream.synchronize().map_err(GpuError::driver("finishing the upload"))?;
         let stage_bytes = stage_bytes(&layout, device.gather_smem_limit());
         let lean_allowed = lean_tiles_allowed(&layout);
+        let tilings = [tiling(&layout, false), tiling(&layout, true)];
         Ok(GpuEntry {
             device: device.clone(),
             layout,
@@ -294,6 +299,7 @@ impl GpuEntry {
             status_pool: Mutex::new(Vec::new()),
             tile_cache: Mutex::new(None),
             lean_allowed,
+            tilings,
             force_general: std::sync::atomic::AtomicBool::new(false),
         })
     }
@@ -507,7 +513,7 @@ impl GpuEntry {
         };
         let mut tiles = None;
         let lean = self.uses_lean_tiles();
-        match (&rows, tiling(&self.layout, lean)) {
+        match (&rows, self.tilings[usize::from(lean)]) {
             (Rows::Range(first), Some((tile_rows, tile_bytes, table_entries))) => {
                 let (starts_d, tile_count, starts_ptr) = self.tile_starts(*first, count, tile_rows, stream)?;
                 p.rows = 0;
