@@ -184,7 +184,8 @@ pub struct GpuEntry {
 /// A range's tile table in device memory, its tile count and its device address (taken at upload:
 /// the table is uploaded on the stream that uses it and reused only on that stream, so stream order
 /// alone keeps its uses after the upload, with no per-use stream events).
-type TileTable = (Arc<CudaSlice<u32>>, u64, sys::CUdeviceptr);
+/// Also the range's first chunk and its chunk count (the launch sees only those descriptors).
+type TileTable = (Arc<CudaSlice<u32>>, u64, sys::CUdeviceptr, usize, usize);
 
 /// A cached tile table: `(first, count, tile_rows, stream id)` of the range it was made for, and the
 /// table.
@@ -515,8 +516,10 @@ impl GpuEntry {
         let lean = self.uses_lean_tiles();
         match (&rows, self.tilings[usize::from(lean)]) {
             (Rows::Range(first), Some((tile_rows, tile_bytes, table_entries))) => {
-                let (starts_d, tile_count, starts_ptr) = self.tile_starts(*first, count, tile_rows, stream)?;
+                let (starts_d, tile_count, starts_ptr, first_chunk, chunks) =
+                    self.tile_starts(*first, count, tile_rows, stream)?;
                 p.rows = 0;
+                range_chunks(&mut p, first_chunk, chunks);
                 let blocks = tile_count.clamp(1, self.device.sm_count() as u64 * 8) as u32;
                 let func = if lean {
                     &self.device.tiles_lean_fn
@@ -567,12 +570,12 @@ impl GpuEntry {
                 return Ok(table.clone());
             }
         }
-        let (starts, acc) = tile_starts(&self.layout, first, count, tile_rows)?;
+        let t = tile_starts(&self.layout, first, count, tile_rows)?;
         let starts_d = stream
-            .clone_htod(&starts)
+            .clone_htod(&t.starts)
             .map_err(GpuError::driver("uploading the tile table"))?;
         let ptr = starts_d.device_ptr(stream).0;
-        let table = (Arc::new(starts_d), acc, ptr);
+        let table = (Arc::new(starts_d), t.tiles, ptr, t.first_chunk, t.starts.len() - 1);
         *lock(&self.tile_cache) = Some((key, table.clone()));
         Ok(table)
     }
@@ -609,13 +612,27 @@ pub(crate) fn tiling(layout: &EntryLayout, lean: bool) -> Option<(u32, u32, u32)
     Some((rows, bytes, table))
 }
 
-/// Tile table of rows `first .. first + count` (tiles of at most `tile_rows` rows within one chunk):
-/// entry `c` is the index of chunk `c`'s first tile, the last entry the tile count; and that count.
-pub(crate) fn tile_starts(layout: &EntryLayout, first: u64, count: u64, tile_rows: u32) -> GpuResult<(Vec<u32>, u64)> {
+/// The tiles of a range decode (tiles of at most `tile_rows` rows within one chunk), over the
+/// chunks the range overlaps only: `first_chunk` and the following `starts.len() - 1` chunks, so a
+/// decode of a few chunks of an entry of thousands costs no pass over all of them.
+pub(crate) struct RangeTiles {
+    /// The range's first chunk.
+    pub first_chunk: usize,
+    /// Entry `i`: index of chunk `first_chunk + i`'s first tile; the last entry: the tile count.
+    pub starts: Vec<u32>,
+    /// Tiles in all.
+    pub tiles: u64,
+}
+
+/// [`RangeTiles`] of rows `first .. first + count` (`count >= 1`, inside the entry).
+pub(crate) fn tile_starts(layout: &EntryLayout, first: u64, count: u64, tile_rows: u32) -> GpuResult<RangeTiles> {
     let end = first + count;
-    let mut starts = Vec::with_capacity(layout.chunks.len() + 1);
+    let (first_chunk, _) = layout.locate(first)?;
+    let (last_chunk, _) = layout.locate(end - 1)?;
+    let chunks = &layout.chunks[first_chunk..=last_chunk];
+    let mut starts = Vec::with_capacity(chunks.len() + 1);
     let mut acc = 0u64;
-    for c in &layout.chunks {
+    for c in chunks {
         starts.push(acc as u32);
         let c_end = c.first_row + c.row_count as u64;
         let (a, b) = (first.max(c.first_row), end.min(c_end));
@@ -627,7 +644,24 @@ pub(crate) fn tile_starts(layout: &EntryLayout, first: u64, count: u64, tile_row
     if acc > u32::MAX as u64 {
         return Err(invalid("range needs more than 2^32 tiles"));
     }
-    Ok((starts, acc))
+    Ok(RangeTiles {
+        first_chunk,
+        starts,
+        tiles: acc,
+    })
+}
+
+/// Narrows a tile launch's parameters to `chunks` descriptors from `first_chunk` on (the tile kernels
+/// index chunks only through `tile_starts`; descriptors hold absolute offsets into the metadata,
+/// anchors and payload): the descriptor and table-offset arrays start there, and `chunk_rows` no
+/// longer describes chunk indices, so it is cleared.
+pub(crate) fn range_chunks(p: &mut GatherParams, first_chunk: usize, chunks: usize) {
+    p.chunks += (first_chunk * crate::layout::ChunkDesc::SIZE) as u64;
+    if p.table_offsets != 0 {
+        p.table_offsets += (first_chunk * std::mem::size_of::<u64>()) as u64;
+    }
+    p.chunk_count = chunks as u32;
+    p.chunk_rows = 0;
 }
 
 /// Whether at least half of a chunk's positions have free bits (`~Mask` within the word) that form
@@ -882,6 +916,48 @@ mod tests {
         let (rows, bytes, table) = tiling(&grouped, true).unwrap();
         assert_eq!((rows, table), (36 * 1024 / 256, 512));
         assert!(launch::tiles_smem(rows, bytes, table) <= crate::device::TILE_BLOCK_SMEM);
+    }
+
+    #[test]
+    fn range_tiles_cover_only_the_chunks_a_range_overlaps() {
+        let mut rng = Rng::new(8);
+        let (metas, payloads) = encode_rows(
+            &float_rows(&mut rng, 500, 64, 0.02, 4),
+            64,
+            &EncodeOptions::default(),
+            100,
+        );
+        let refs: Vec<&[u8]> = payloads.iter().map(|p| p.as_slice()).collect();
+        let layout = build_layout(64, &metas, &refs).unwrap();
+        assert_eq!(layout.chunks.len(), 5);
+        // Rows 150 .. 349 with tiles of 32 rows: 50 rows of chunk 1, 100 of chunk 2, 50 of chunk 3.
+        let t = tile_starts(&layout, 150, 200, 32).unwrap();
+        assert_eq!(t.first_chunk, 1);
+        assert_eq!(t.starts, vec![0, 2, 6, 8]);
+        assert_eq!(t.tiles, 8);
+        // One row; the whole entry; the last row.
+        let one = tile_starts(&layout, 299, 1, 32).unwrap();
+        assert_eq!((one.first_chunk, one.starts, one.tiles), (2, vec![0, 1], 1));
+        let all = tile_starts(&layout, 0, 500, 32).unwrap();
+        assert_eq!((all.first_chunk, all.starts.len(), all.tiles), (0, 6, 5 * 4));
+        assert_eq!(tile_starts(&layout, 499, 1, 7).unwrap().first_chunk, 4);
+        // The launch parameters narrowed to chunks 1 ..= 3: descriptors and table offsets from
+        // chunk 1, no chunk_rows.
+        let mut p = GatherParams {
+            chunks: 4096,
+            table_offsets: 8192,
+            chunk_count: 5,
+            chunk_rows: 100,
+            ..Default::default()
+        };
+        range_chunks(&mut p, t.first_chunk, t.starts.len() - 1);
+        assert_eq!(
+            (p.chunks, p.table_offsets, p.chunk_count, p.chunk_rows),
+            (4096 + 80, 8200, 3, 0)
+        );
+        let mut no_tables = GatherParams::default();
+        range_chunks(&mut no_tables, 2, 1);
+        assert_eq!(no_tables.table_offsets, 0, "a null table-offset array stays null");
     }
 
     #[test]

@@ -8,7 +8,8 @@
 //! [`GpuEntry`]: crate::GpuEntry
 
 use crate::entry::{
-    build_layout, failure_error, lean_tiles_allowed, read_entry, stage_bytes, table_offsets, tile_starts, tiling,
+    build_layout, failure_error, lean_tiles_allowed, range_chunks, read_entry, stage_bytes, table_offsets, tile_starts,
+    tiling, RangeTiles,
 };
 use crate::launch::{self, GatherParams};
 use crate::status::KernelFailure;
@@ -240,13 +241,19 @@ impl HostKernels {
         let mut out = Aligned::zeroed((count * self.layout.row_bytes) as usize);
         let mut status = 0u64;
         if count > 0 {
-            let p = self.params(0, first, count, &mut out, &mut status);
+            let mut p = self.params(0, first, count, &mut out, &mut status);
             let lean = kernel == TileKernel::Auto && self.lean_allowed;
             match tiling(&self.layout, lean) {
                 Some((tile_rows, tile_bytes, table_entries)) => {
-                    let (starts, tiles) = tile_starts(&self.layout, first, count, tile_rows)?;
+                    let RangeTiles {
+                        first_chunk,
+                        starts,
+                        tiles,
+                    } = tile_starts(&self.layout, first, count, tile_rows)?;
+                    range_chunks(&mut p, first_chunk, starts.len() - 1);
                     let smem = launch::tiles_smem(tile_rows, tile_bytes, table_entries);
-                    // SAFETY: as in `launch_gather`, plus `starts` holds `chunk_count + 1` tile indices
+                    // SAFETY: as in `launch_gather` (the descriptors narrowed to the range's chunks, which lie
+                    // inside the descriptor array), plus `starts` holds `chunk_count + 1` tile indices
                     // consistent with the range and `tile_rows`, and `smem` is the dynamic shared
                     // memory the device launch gives (the emulation allocates it).
                     unsafe {

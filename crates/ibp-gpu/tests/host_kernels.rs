@@ -50,6 +50,17 @@ fn check_case(case: &Case, rng: &mut Rng) -> bool {
             "{label}: whole entry, general kernel"
         );
     }
+    // Each chunk on its own (the launch then sees only that chunk's descriptor).
+    for (i, c) in entry.layout().chunks.iter().enumerate() {
+        let at = c.first_row as usize * case.row_bytes;
+        assert_eq!(
+            entry
+                .decode_range(c.first_row, c.row_count as u64, TileKernel::Auto)
+                .unwrap(),
+            &case.expected[at..at + c.row_count as usize * case.row_bytes],
+            "{label}: chunk {i}"
+        );
+    }
     let (first, count) = (n / 3, n / 2);
     let at = first as usize * case.row_bytes;
     assert_eq!(
