@@ -96,6 +96,14 @@ pub(crate) fn tile_bytes(lean: bool, table_bytes: u32) -> u32 {
     })
 }
 
+/// Whether `ibp_decode_tiles` tiles hold a multiple of its warps' rows (`entry::balanced_tile_rows`):
+/// yes unless the environment variable `IBP_TILE_BALANCE` is `0` (for A/B runs of the benchmark),
+/// read once per process.
+pub(crate) fn balanced_tiles() -> bool {
+    static BALANCE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *BALANCE.get_or_init(|| std::env::var("IBP_TILE_BALANCE").map_or(true, |v| v.trim() != "0"))
+}
+
 /// Most per-position table entries (`G * n`) of one chunk for which a loaded entry builds a decode
 /// table in device memory for `ibp_gather` (32 bytes each: at most 2 MiB per chunk).
 pub(crate) const GATHER_TABLE_MAX_ENTRIES: u64 = 1 << 16;

@@ -607,9 +607,35 @@ pub(crate) fn tiling(layout: &EntryLayout, lean: bool) -> Option<(u32, u32, u32)
     if max_raw > budget / 2 {
         return None;
     }
-    let rows = (budget / max_raw).clamp(1, 1024);
+    let mut rows = (budget / max_raw).clamp(1, 1024);
+    if !lean && crate::device::balanced_tiles() {
+        rows = balanced_tile_rows(rows, max_raw, table);
+    }
     let bytes = (rows * max_raw + 48 + 15) & !15;
     Some((rows, bytes, table))
+}
+
+/// Rows per tile of `ibp_decode_tiles` made a multiple of its warps: the warps decode a tile's rows
+/// round-robin and the block waits at a barrier for the warp with the most, so 21 rows (MiniLM's
+/// 1536 B rows in 32 KiB) cost as much as 24. Rounded up where the larger tile still keeps 4 blocks
+/// on an SM (`TILE_BLOCK_SMEM` with the table), else down (never below one row per warp; fewer rows
+/// than warps are only rounded up).
+pub(crate) fn balanced_tile_rows(rows: u32, max_raw: u32, table_entries: u32) -> u32 {
+    let warps = launch::TILE_WARPS;
+    if rows.is_multiple_of(warps) {
+        return rows;
+    }
+    let up = rows.next_multiple_of(warps);
+    let up_bytes = (up as u64 * max_raw as u64 + 48 + 15) & !15;
+    let fits = up_bytes <= u32::MAX as u64
+        && launch::tiles_smem(up, up_bytes as u32, table_entries) <= crate::device::TILE_BLOCK_SMEM;
+    if fits {
+        up
+    } else if rows > warps {
+        rows / warps * warps
+    } else {
+        rows
+    }
 }
 
 /// The tiles of a range decode (tiles of at most `tile_rows` rows within one chunk), over the
@@ -916,6 +942,34 @@ mod tests {
         let (rows, bytes, table) = tiling(&grouped, true).unwrap();
         assert_eq!((rows, table), (36 * 1024 / 256, 512));
         assert!(launch::tiles_smem(rows, bytes, table) <= crate::device::TILE_BLOCK_SMEM);
+    }
+
+    #[test]
+    fn general_tiles_hold_a_multiple_of_the_warps_rows() {
+        let warps = launch::TILE_WARPS;
+        // MiniLM rows of 1536 B: 21 rows in 32 KiB, 24 with a 6 KiB table still fit 4 blocks per SM.
+        assert_eq!(balanced_tile_rows(21, 1536, 192), 24);
+        // Fashion-MNIST 784 B rows: 41 -> 48 (37.6 KiB); 1 KiB rows keep 32; 4 KiB rows keep 8.
+        assert_eq!(balanced_tile_rows(41, 784, 392), 48);
+        assert_eq!(balanced_tile_rows(32, 1024, 128), 32);
+        assert_eq!(balanced_tile_rows(8, 4096, 512), 8);
+        // With a 1024-entry (32 KiB) table 24 rows of 1536 B do not fit: down to 16.
+        assert_eq!(balanced_tile_rows(21, 1536, 1024), 16);
+        // Cora's 5744 B records with a 717-entry table: 5 rows, 8 do not fit: 5 stay.
+        assert_eq!(balanced_tile_rows(5, 5744, 717), 5);
+        for raw in [16u32, 200, 784, 1200, 1536, 3000, 5744, 16384] {
+            for table in [0u32, 64, 512, 1024] {
+                let rows = (crate::device::TILE_BYTES / raw).clamp(1, 1024);
+                let b = balanced_tile_rows(rows, raw, table);
+                assert!(b.is_multiple_of(warps) || b == rows, "{raw} B, {table} entries: {rows} -> {b}");
+                assert!(b >= rows.min(warps) && b >= 1);
+                let bytes = (b * raw + 48 + 15) & !15;
+                assert!(
+                    b <= rows || launch::tiles_smem(b, bytes, table) <= crate::device::TILE_BLOCK_SMEM,
+                    "{raw} B, {table} entries: {b} rows exceed the block's shared memory"
+                );
+            }
+        }
     }
 
     #[test]
