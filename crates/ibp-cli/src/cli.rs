@@ -180,8 +180,8 @@ pub struct CompressArgs {
     /// Word width in bits.
     ///
     /// For files decoded on a GPU, 64 decodes fastest: 32-bit float rows of 1.2-1.5 KiB decode at
-    /// 0.48-0.54 of a device-to-device copy with 64-bit words against 0.46-0.50 with the 32-bit words
-    /// auto picks, for 1-1.5 points less space saved (H200, bench/GPU_NOTES.md entries 15 and 27).
+    /// 0.49-0.54 of a device-to-device copy with 64-bit words against 0.49-0.50 with the 32-bit words
+    /// auto picks, for 1-1.5 points less space saved (H200, bench/GPU_NOTES.md entries 15, 27, 31).
     #[arg(long, value_enum, default_value = "auto")]
     pub word_width: WordWidthArg,
     /// Invariance threshold in (0.5, 1], or auto (sweep 0.70..0.95 and exact; keep the smallest).
