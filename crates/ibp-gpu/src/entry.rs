@@ -961,7 +961,10 @@ mod tests {
             for table in [0u32, 64, 512, 1024] {
                 let rows = (crate::device::TILE_BYTES / raw).clamp(1, 1024);
                 let b = balanced_tile_rows(rows, raw, table);
-                assert!(b.is_multiple_of(warps) || b == rows, "{raw} B, {table} entries: {rows} -> {b}");
+                assert!(
+                    b.is_multiple_of(warps) || b == rows,
+                    "{raw} B, {table} entries: {rows} -> {b}"
+                );
                 assert!(b >= rows.min(warps) && b >= 1);
                 let bytes = (b * raw + 48 + 15) & !15;
                 assert!(
