@@ -181,11 +181,21 @@ pub struct GpuEntry {
     force_general: std::sync::atomic::AtomicBool,
 }
 
-/// A range's tile table in device memory, its tile count and its device address (taken at upload:
-/// the table is uploaded on the stream that uses it and reused only on that stream, so stream order
-/// alone keeps its uses after the upload, with no per-use stream events).
-/// Also the range's first chunk and its chunk count (the launch sees only those descriptors).
-type TileTable = (Arc<CudaSlice<u32>>, u64, sys::CUdeviceptr, usize, usize);
+/// A range's tile table ([`RangeTiles`]) in device memory.
+#[derive(Clone)]
+struct TileTable {
+    /// The tile starts, uploaded.
+    starts: Arc<CudaSlice<u32>>,
+    /// Their device address, taken at upload: the table is uploaded on the stream that uses it and
+    /// reused only on that stream, so stream order alone keeps its uses after the upload, with no
+    /// per-use stream events.
+    ptr: sys::CUdeviceptr,
+    /// Tiles in all.
+    tiles: u64,
+    /// The range's first chunk and its chunk count (the launch sees only those descriptors).
+    first_chunk: usize,
+    chunks: usize,
+}
 
 /// A cached tile table: `(first, count, tile_rows, stream id)` of the range it was made for, and the
 /// table.
@@ -516,11 +526,10 @@ impl GpuEntry {
         let lean = self.uses_lean_tiles();
         match (&rows, self.tilings[usize::from(lean)]) {
             (Rows::Range(first), Some((tile_rows, tile_bytes, table_entries))) => {
-                let (starts_d, tile_count, starts_ptr, first_chunk, chunks) =
-                    self.tile_starts(*first, count, tile_rows, stream)?;
+                let table = self.tile_starts(*first, count, tile_rows, stream)?;
                 p.rows = 0;
-                range_chunks(&mut p, first_chunk, chunks);
-                let blocks = tile_count.clamp(1, self.device.sm_count() as u64 * 8) as u32;
+                range_chunks(&mut p, table.first_chunk, table.chunks);
+                let blocks = table.tiles.clamp(1, self.device.sm_count() as u64 * 8) as u32;
                 let func = if lean {
                     &self.device.tiles_lean_fn
                 } else {
@@ -530,14 +539,14 @@ impl GpuEntry {
                     func,
                     stream,
                     &p,
-                    starts_ptr,
+                    table.ptr,
                     tile_rows,
                     tile_bytes,
                     table_entries,
                     blocks,
                 )
                 .map_err(GpuError::driver("launching the tile kernel"))?;
-                tiles = Some(starts_d);
+                tiles = Some(table.starts);
             }
             // Gathers from a flat entry (every chunk raw, rows back to back): the uncompressed gather.
             (Rows::List(_), _) if self.layout.flat_rows() => {
@@ -558,10 +567,8 @@ impl GpuEntry {
         })
     }
 
-    /// Tile table of rows `first .. first + count` (tiles of at most `tile_rows` rows within one
-    /// chunk: entry `c` is the index of chunk `c`'s first tile, the last entry the tile count), in
-    /// device memory: the cached one when the range is the last one decoded on this stream, else
-    /// uploaded on `stream`.
+    /// The [`RangeTiles`] of rows `first .. first + count` in device memory: the cached table when
+    /// the range is the last one decoded on this stream, else uploaded on `stream`.
     fn tile_starts(&self, first: u64, count: u64, tile_rows: u32, stream: &Arc<CudaStream>) -> GpuResult<TileTable> {
         let stream_id = stream.cu_stream() as usize;
         let key = (first, count, tile_rows, stream_id);
@@ -575,7 +582,13 @@ impl GpuEntry {
             .clone_htod(&t.starts)
             .map_err(GpuError::driver("uploading the tile table"))?;
         let ptr = starts_d.device_ptr(stream).0;
-        let table = (Arc::new(starts_d), t.tiles, ptr, t.first_chunk, t.starts.len() - 1);
+        let table = TileTable {
+            ptr,
+            starts: Arc::new(starts_d),
+            tiles: t.tiles,
+            first_chunk: t.first_chunk,
+            chunks: t.starts.len() - 1,
+        };
         *lock(&self.tile_cache) = Some((key, table.clone()));
         Ok(table)
     }
