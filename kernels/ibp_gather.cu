@@ -1363,17 +1363,17 @@ __device__ __forceinline__ bool stream_bits_set(const ibp_u32* w, ibp_u32 from, 
 
 // Phase B of a coded row of 33 .. 64 words at stream bit b (its group's table entries tmask/tinfo):
 // word lane and word 32 + lane, whose field lengths share one warp scan (as in decode_table_row).
+// tma/tia: the entry of word lane, tmb/tib: of word 32 + lane (entry 0 where that word is absent).
 template <int WB, bool MULTI>
-__device__ __forceinline__ void lean_two_rounds(const ibp_u32* w, ibp_u32 b, ibp_u32 n, const uint4* tmask,
-                                                const uint4* tinfo, ibp_u8* dst, ibp_u32 lane) {
+__device__ __forceinline__ void lean_two_rounds_with(const ibp_u32* w, ibp_u32 b, ibp_u32 n, const uint4& tma,
+                                                     const uint4& tia, const uint4& tmb, const uint4& tib,
+                                                     ibp_u8* dst, ibp_u32 lane) {
     typedef typename Word<WB>::T Stored;
     const ibp_u32 W = WB * 8;
     const ibp_u32 jb = 32 + lane;
     const bool active_b = jb < n;
     const bool pa = (sbits32(w, b) >> lane) & 1u;
     const bool pb = active_b && ((sbits32(w, b + 32) >> lane) & 1u);
-    const uint4 tma = tmask[lane], tia = tinfo[lane];
-    const uint4 tmb = tmask[active_b ? jb : 0u], tib = tinfo[active_b ? jb : 0u];
     const ibp_u32 fa = pa ? (tia.w & 127u) : W;
     const ibp_u32 fb = active_b ? (pb ? (tib.w & 127u) : W) : 0u;
     const ibp_u32 x = warp_inclusive_scan(fa | (fb << 16));
@@ -1383,6 +1383,29 @@ __device__ __forceinline__ void lean_two_rounds(const ibp_u32* w, ibp_u32 b, ibp
     if (active_b) ((Stored*)dst)[jb] = (Stored)table_word<WB, MULTI>(w, pos + bits_a + (x >> 16) - fb, pb, tmb, tib);
     ((Stored*)dst)[lane] = (Stored)word_a;
 }
+
+// The same with the entries read from the group's table (tmask/tinfo: the group's first entry).
+template <int WB, bool MULTI>
+__device__ __forceinline__ void lean_two_rounds(const ibp_u32* w, ibp_u32 b, ibp_u32 n, const uint4* tmask,
+                                                const uint4* tinfo, ibp_u8* dst, ibp_u32 lane) {
+    const ibp_u32 jb = 32 + lane < n ? 32 + lane : 0u;
+    lean_two_rounds_with<WB, MULTI>(w, b, n, tmask[lane], tinfo[lane], tmask[jb], tinfo[jb], dst, lane);
+}
+
+// IBP_LEAN_HOIST: where phase B of a row of 33 .. 64 words finds its table entries with one group
+// (G == 1). 1: word lane's entry stays in the registers it was loaded into before the rows (as for
+// rows of <= 32 words), word 32 + lane's is read per row; 0: both read from shared memory per row;
+// 2: both held, with a second copy of the decode for G > 1. GPU_NOTES entry 32: 1 decodes 256 B
+// rows of f32 values 32 % faster than 0 and no row slower; 2 is faster still on rows with many
+// non-participating words but 7 % slower on the others (more registers, longer code).
+#ifndef IBP_LEAN_HOIST
+#define IBP_LEAN_HOIST 1
+#endif
+// IBP_LEAN_UNIFORM_T: phase A of a G == 1 chunk whose positions all have one F counts its rows'
+// non-participating words with a popcount instead of visiting them.
+#ifndef IBP_LEAN_UNIFORM_T
+#define IBP_LEAN_UNIFORM_T 1
+#endif
 
 template <int WB, bool MULTI>
 __device__ __forceinline__ void lean_tile_rows(const IbpGatherParams& prm, const TileCtx& t, ibp_u32 warp, ibp_u32 lane) {
@@ -1405,6 +1428,8 @@ __device__ __forceinline__ void lean_tile_rows(const IbpGatherParams& prm, const
         for (ibp_u32 j = lane; j < n; j += 32) f_sum += t.tinfo[j].w & 127u;
 #pragma unroll
     for (int d = 16; d > 0; d >>= 1) f_sum += __shfl_xor_sync(FULL_MASK, f_sum, d);
+    // F of every position when they are all the same (t.uniform_f): a row's T by one popcount.
+    const ibp_u32 f_one = t.G != 0 ? (t.tinfo[0].w & 127u) : 0u;
     for (ibp_u32 i0 = 0; warp + 8 * i0 < t.nrows; i0 += 32) {
         // A. This thread's row.
         const ibp_u32 row = warp + 8 * (i0 + lane);
@@ -1432,7 +1457,9 @@ __device__ __forceinline__ void lean_tile_rows(const IbpGatherParams& prm, const
                     for (ibp_u32 j0 = 0; j0 < n; j0 += 32) {
                         const ibp_u32 words = n - j0 >= 32 ? ~0u : (1u << (n - j0)) - 1u;
                         const ibp_u32 part = j0 == 0 ? pbits : sbits32(w, base + j0) & words;
-                        if (t.G == 1) {
+                        if (IBP_LEAN_UNIFORM_T && t.G == 1 && t.uniform_f) {
+                            T += (W - f_one) * (ibp_u32)__popc(~part & words);
+                        } else if (t.G == 1) {
                             for (ibp_u32 np = ~part & words; np != 0; np &= np - 1)
                                 T += W - (t.tinfo[j0 + __ffs((int)np) - 1].w & 127u);
                         } else {
@@ -1455,6 +1482,15 @@ __device__ __forceinline__ void lean_tile_rows(const IbpGatherParams& prm, const
         // Group 0's entry of this lane's position (rows of <= 32 words with G == 1: every row's).
         uint4 tm = make_uint4(0u, 0u, 0u, 0u), ti = tm;
         if (t.G != 0) { tm = t.tmask[jt]; ti = t.tinfo[jt]; }
+#if IBP_LEAN_HOIST == 2
+        // (Rows of 33 .. 64 words, G == 1: tm/ti above are word lane's entry; word 32 + lane's here.)
+        uint4 tm2 = make_uint4(0u, 0u, 0u, 0u), ti2 = tm2;
+        if (t.G == 1 && !short_rows) {
+            const ibp_u32 jb = 32 + lane < n ? 32 + lane : 0u;
+            tm2 = t.tmask[jb];
+            ti2 = t.tinfo[jb];
+        }
+#endif
         for (ibp_u32 i = 0; i < count; i++) {
             const ibp_u32 v = __shfl_sync(FULL_MASK, verdict, i);
             const ibp_u32 b = __shfl_sync(FULL_MASK, base, i);
@@ -1467,7 +1503,22 @@ __device__ __forceinline__ void lean_tile_rows(const IbpGatherParams& prm, const
             }
             const ibp_u32 e0 = (v >> 8) * n;  // the row's group's first table entry
             if (!short_rows) {
+#if IBP_LEAN_HOIST == 2
+                if (t.G == 1) {
+                    lean_two_rounds_with<WB, MULTI>(w, b, n, tm, ti, tm2, ti2, dst, lane);
+                    continue;
+                }
                 lean_two_rounds<WB, MULTI>(w, b, n, t.tmask + e0, t.tinfo + e0, dst, lane);
+#elif IBP_LEAN_HOIST == 1
+                {
+                    const ibp_u32 jb = 32 + lane < n ? 32 + lane : 0u;
+                    uint4 tma = tm, tia = ti;  // word lane's entry: group 0's, held since phase A
+                    if (t.G != 1) { tma = t.tmask[e0 + lane]; tia = t.tinfo[e0 + lane]; }
+                    lean_two_rounds_with<WB, MULTI>(w, b, n, tma, tia, t.tmask[e0 + jb], t.tinfo[e0 + jb], dst, lane);
+                }
+#else
+                lean_two_rounds<WB, MULTI>(w, b, n, t.tmask + e0, t.tinfo + e0, dst, lane);
+#endif
                 continue;
             }
             if (t.G > 1) { tm = t.tmask[e0 + jt]; ti = t.tinfo[e0 + jt]; }

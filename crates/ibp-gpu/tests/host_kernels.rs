@@ -20,7 +20,7 @@ use ibp_format::{crc32, ErrorCode, WordWidth};
 use ibp_gpu::host::{decode_container, HostKernels, TileKernel};
 use ibp_gpu::testdata::{
     encode_rows, few_run_entry, few_run_rows, fixed_width, float_rows, patterned_rows, sparse_rows, two_run_rows,
-    uneven_chunk_entries, Rng, TestEntry, FEW_RUN_SHAPES,
+    uneven_chunk_entries, uniform_rows, Rng, TestEntry, FEW_RUN_SHAPES,
 };
 use std::path::Path;
 
@@ -127,6 +127,34 @@ fn generated_cases_match_cpu_decoder() {
         lean += usize::from(check_case(&case, &mut rng));
         cases += 1;
     }
+    // Positions that all have one field length, with 10 % of words not participating: the lean
+    // kernel counts a row's field bits by popcount (G = 1) and keeps word `lane`'s table entry in
+    // registers for rows of 33-64 words.
+    let mut uniform_long = 0;
+    for w in [WordWidth::W8, WordWidth::W32] {
+        for words in [17usize, 33, 64] {
+            for groups in [1u32, 3] {
+                let wb = w.bytes();
+                let data = uniform_rows(&mut rng, 150, words * wb, wb, 3 * wb as u32, 0.1, 0.05);
+                let label = format!("uniform W{} n{words} G{groups}", w.bits());
+                let case = Case::new(&data, words * wb, &fixed_width(w, groups, 4), 64, label);
+                uniform_long += case
+                    .metas
+                    .iter()
+                    .filter(|m| {
+                        let f = |x: &u64| m.word_width.bits() - x.count_ones();
+                        m.group_count == 1 && m.words_per_row > 32 && m.masks.iter().all(|x| f(x) == f(&m.masks[0]))
+                    })
+                    .count();
+                lean += usize::from(check_case(&case, &mut rng));
+                cases += 1;
+            }
+        }
+    }
+    assert!(
+        uniform_long >= 4,
+        "only {uniform_long} uniform chunks of G = 1 and > 32 words"
+    );
     // Positions with 3-4 runs of free bits in a 32-bit half (decoded by deposit_runs) and with 5-8
     // (the run-by-run loop): lean rows, a pair table (W32 n40 in the general kernel), long rows.
     for shape in FEW_RUN_SHAPES {
