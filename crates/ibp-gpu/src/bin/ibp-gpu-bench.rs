@@ -253,32 +253,53 @@ fn time_launch<'a>(
     spin: Option<(&GpuDevice, u64)>,
     mut f: impl FnMut() -> Option<PendingDecode<'a>>,
 ) -> LaunchTime {
+    time_interleaved(stream, reps, spin, 1, |_| f()).remove(0)
+}
+
+/// Times `methods` launches side by side: each repetition runs every method once (`f(m)` for `m` in
+/// `0..methods`), in an order that rotates from one repetition to the next, so that a drift of the
+/// link or the clocks during the measurement reaches every method alike and a ratio of two medians
+/// compares launches made under the same conditions. 3 warm-up repetitions; medians of `reps`.
+fn time_interleaved<'a>(
+    stream: &Arc<CudaStream>,
+    reps: usize,
+    spin: Option<(&GpuDevice, u64)>,
+    methods: usize,
+    mut f: impl FnMut(usize) -> Option<PendingDecode<'a>>,
+) -> Vec<LaunchTime> {
     let ctx = stream.context();
-    let (mut gpu, mut host) = (Vec::with_capacity(reps), Vec::with_capacity(reps));
+    let mut gpu = vec![Vec::with_capacity(reps); methods];
+    let mut host = vec![Vec::with_capacity(reps); methods];
     for i in 0..reps + 3 {
-        let start = ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT)).unwrap();
-        let end = ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT)).unwrap();
-        if let Some((dev, ns)) = spin {
-            ibp_gpu::baselines::spin(dev, stream, ns).unwrap();
-        }
-        start.record(stream).unwrap();
-        let t = Instant::now();
-        let pending = f();
-        let h = t.elapsed().as_secs_f64();
-        end.record(stream).unwrap();
-        end.synchronize().unwrap();
-        if let Some(p) = pending {
-            p.wait().expect("decode failed during the benchmark");
-        }
-        if i >= 3 {
-            gpu.push(start.elapsed_ms(&end).unwrap() as f64 / 1e3);
-            host.push(h);
+        for step in 0..methods {
+            let m = (i + step) % methods;
+            let start = ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT)).unwrap();
+            let end = ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT)).unwrap();
+            if let Some((dev, ns)) = spin {
+                ibp_gpu::baselines::spin(dev, stream, ns).unwrap();
+            }
+            start.record(stream).unwrap();
+            let t = Instant::now();
+            let pending = f(m);
+            let h = t.elapsed().as_secs_f64();
+            end.record(stream).unwrap();
+            end.synchronize().unwrap();
+            if let Some(p) = pending {
+                p.wait().expect("decode failed during the benchmark");
+            }
+            if i >= 3 {
+                gpu[m].push(start.elapsed_ms(&end).unwrap() as f64 / 1e3);
+                host[m].push(h);
+            }
         }
     }
-    LaunchTime {
-        gpu: median(gpu),
-        host: median(host),
-    }
+    gpu.into_iter()
+        .zip(host)
+        .map(|(g, h)| LaunchTime {
+            gpu: median(g),
+            host: median(h),
+        })
+        .collect()
 }
 
 fn gbps(bytes: usize, secs: f64) -> f64 {
@@ -331,6 +352,8 @@ fn time_cpu_gather(
 const QUEUED_MAX_BATCH: usize = 4096;
 /// GPU time queued ahead of those launches: longer than any launch's host-side calls.
 const QUEUE_AHEAD_NS: u64 = 100_000;
+/// Those batches are timed this many times `--reps` (each repetition takes tens of microseconds).
+const SMALL_BATCH_REPS_FACTOR: usize = 3;
 
 /// Per-call costs of one small gather, IBP zero-copy against the raw zero-copy gather.
 struct LaunchRow {
@@ -515,25 +538,40 @@ fn main() {
                 .collect();
             let spans_d = stream.clone_htod(&spans).unwrap();
             let bytes = batch * rb;
-            let reps = args.reps;
-            let ibp_l = time_launch(&stream, reps, None, || {
-                Some(ent_h.gather_device_rows(&rows_d, &mut out, &stream).unwrap())
-            });
-            let raw_l = time_launch(&stream, reps, None, || {
-                raw_gather(&dev, Source::Pinned(&raw), rb as u64, &rows_d, &mut out, &stream).unwrap();
-                None
-            });
+            // Small batches take microseconds: more repetitions cost nothing and steady the medians.
+            let reps = if batch <= QUEUED_MAX_BATCH {
+                args.reps * SMALL_BATCH_REPS_FACTOR
+            } else {
+                args.reps
+            };
+            // IBP zero-copy, raw zero-copy and ideal, interleaved (their ratios are the targets).
+            let mut zc = |m: usize| match m {
+                0 => Some(ent_h.gather_device_rows(&rows_d, &mut out, &stream).unwrap()),
+                1 => {
+                    raw_gather(&dev, Source::Pinned(&raw), rb as u64, &rows_d, &mut out, &stream).unwrap();
+                    None
+                }
+                _ => {
+                    copy_records(
+                        &dev,
+                        Source::Pinned(host.pinned()),
+                        &spans_d,
+                        &mut out_ideal,
+                        stride as u64,
+                        &stream,
+                    )
+                    .unwrap();
+                    None
+                }
+            };
+            let times = time_interleaved(&stream, reps, None, 3, &mut zc);
+            let (ibp_l, raw_l, ideal) = (&times[0], &times[1], times[2].gpu);
             let (ibp, rawt) = (ibp_l.gpu, raw_l.gpu);
             if batch <= QUEUED_MAX_BATCH {
                 // The same launches with GPU work queued ahead: the GPU's part alone.
                 let spin = Some((dev.as_ref(), QUEUE_AHEAD_NS));
-                let ibp_q = time_launch(&stream, reps, spin, || {
-                    Some(ent_h.gather_device_rows(&rows_d, &mut out, &stream).unwrap())
-                });
-                let raw_q = time_launch(&stream, reps, spin, || {
-                    raw_gather(&dev, Source::Pinned(&raw), rb as u64, &rows_d, &mut out, &stream).unwrap();
-                    None
-                });
+                let queued = time_interleaved(&stream, reps, spin, 2, &mut zc);
+                let (ibp_q, raw_q) = (&queued[0], &queued[1]);
                 launch_rows.push(LaunchRow {
                     name: ds.name.clone(),
                     rb,
@@ -547,18 +585,6 @@ fn main() {
                     raw_queued_us: raw_q.gpu * 1e6,
                 });
             }
-            let ideal = time_gpu(&stream, reps, || {
-                copy_records(
-                    &dev,
-                    Source::Pinned(host.pinned()),
-                    &spans_d,
-                    &mut out_ideal,
-                    stride as u64,
-                    &stream,
-                )
-                .unwrap();
-                None
-            });
             let cpu = time_cpu_gather(&stream, reps, raw.as_slice(), rb, &rows, &mut staging, &mut out);
             let devt = time_gpu(&stream, reps, || {
                 Some(ent_d.gather_device_rows(&rows_d, &mut out, &stream).unwrap())
