@@ -507,6 +507,9 @@ __device__ __forceinline__ ibp_u64 load_word(const ibp_u8* p, ibp_u64 i) {
 
 // One word through the table: the field of word j starts at stream bit s; p = participation bit.
 // MULTI false: the caller knows no entry has IBP_TILE_MULTI.
+#ifndef IBP_TABLE_SELECT
+#define IBP_TABLE_SELECT 1  // participating or not by operand selects, not a branch (GPU_NOTES entry 34)
+#endif
 template <int WB, bool MULTI = true>
 __device__ __forceinline__ typename Word<WB>::R table_word(const ibp_u32* w, ibp_u32 s, bool p, const uint4& tm,
                                                            const uint4& ti) {
@@ -529,6 +532,19 @@ __device__ __forceinline__ typename Word<WB>::R table_word(const ibp_u32* w, ibp
         return (R)bv | deposit((R)v64, (R)free_bits);
     }
     const ibp_u32 xl = sbits32(w, s);
+#if IBP_TABLE_SELECT
+    // A non-participating word is the same expression with run 0 = every bit, run 1 = none, shifts 0
+    // and Bitval 0: operands picked by p, so lanes of both kinds run one instruction stream.
+    const ibp_u32 sh = p ? ti.z : 0u;
+    const ibp_u32 lo_w = (__funnelshift_l(0u, xl, sh) & (p ? tm.x : wlow)) | (__funnelshift_l(0u, xl, sh >> 8) & (p ? tm.y : 0u)) |
+                         (p ? ti.x : 0u);
+    if (WB == 8) {
+        const ibp_u32 xh = sbits32(w, s + (p ? ((ti.w >> 8) & 63u) : 32u));
+        const ibp_u32 hi_w = (__funnelshift_l(0u, xh, sh >> 16) & (p ? tm.z : ~0u)) |
+                             (__funnelshift_l(0u, xh, sh >> 24) & (p ? tm.w : 0u)) | (p ? ti.y : 0u);
+        return (R)(((ibp_u64)hi_w << 32) | lo_w);
+    }
+#else
     ibp_u32 lo_w;
     if (p) lo_w = (__funnelshift_l(0u, xl, ti.z) & tm.x) | (__funnelshift_l(0u, xl, ti.z >> 8) & tm.y) | ti.x;
     else lo_w = xl & wlow;
@@ -539,6 +555,7 @@ __device__ __forceinline__ typename Word<WB>::R table_word(const ibp_u32* w, ibp
         else hi_w = xh;
         return (R)(((ibp_u64)hi_w << 32) | lo_w);
     }
+#endif
     return (R)lo_w;
 }
 
@@ -1395,9 +1412,12 @@ __device__ __forceinline__ void lean_two_rounds(const ibp_u32* w, ibp_u32 b, ibp
 // IBP_LEAN_HOIST: where phase B of a row of 33 .. 64 words finds its table entries with one group
 // (G == 1). 1: word lane's entry stays in the registers it was loaded into before the rows (as for
 // rows of <= 32 words), word 32 + lane's is read per row; 0: both read from shared memory per row;
-// 2: both held, with a second copy of the decode for G > 1. GPU_NOTES entry 32: 1 decodes 256 B
-// rows of f32 values 32 % faster than 0 and no row slower; 2 is faster still on rows with many
-// non-participating words but 7 % slower on the others (more registers, longer code).
+// 2: both held, with a second copy of the decode for G > 1; 4: both held, in a row loop of their own.
+// GPU_NOTES entry 32 (against the kernel before these options): 1 is 3-13 % faster on 256 B q4 rows,
+// GloVe and MiniLM K rows, equal on f32-normal and V rows, 4 % slower on 256 B sparse rows; 4 is
+// 19-22 % faster on the f32-normal and sparse rows and 7 % on V rows but 3 % slower on q4 and GloVe.
+// Most of it is code generation, not the shared-memory reads saved: mode 0 compiled through a
+// wrapper (same reads) decoded f32-normal rows 22 % slower than the kernel before.
 #ifndef IBP_LEAN_HOIST
 #define IBP_LEAN_HOIST 1
 #endif
@@ -1491,6 +1511,22 @@ __device__ __forceinline__ void lean_tile_rows(const IbpGatherParams& prm, const
             ti2 = t.tinfo[jb];
         }
 #endif
+#if IBP_LEAN_HOIST == 4
+        // Rows of 33 .. 64 words with one group: a loop of their own, both entries held.
+        if (t.G == 1 && !short_rows) {
+            const ibp_u32 jb = 32 + lane < n ? 32 + lane : 0u;
+            const uint4 tmb = t.tmask[jb], tib = t.tinfo[jb];
+            for (ibp_u32 i = 0; i < count; i++) {
+                const ibp_u32 v = __shfl_sync(FULL_MASK, verdict, i);
+                const ibp_u32 b = __shfl_sync(FULL_MASK, base, i);
+                if (!(v & IBP_LEAN_DECODE)) continue;
+                ibp_u8* const dst = out0 + (warp + 8 * (i0 + i)) * row_bytes;
+                if (v & IBP_LEAN_RAW) smem_row_copy(dst, (const ibp_u8*)w + (b >> 3), row_bytes, lane);
+                else lean_two_rounds_with<WB, MULTI>(w, b, n, tm, ti, tmb, tib, dst, lane);
+            }
+            continue;
+        }
+#endif
         for (ibp_u32 i = 0; i < count; i++) {
             const ibp_u32 v = __shfl_sync(FULL_MASK, verdict, i);
             const ibp_u32 b = __shfl_sync(FULL_MASK, base, i);
@@ -1509,7 +1545,7 @@ __device__ __forceinline__ void lean_tile_rows(const IbpGatherParams& prm, const
                     continue;
                 }
                 lean_two_rounds<WB, MULTI>(w, b, n, t.tmask + e0, t.tinfo + e0, dst, lane);
-#elif IBP_LEAN_HOIST == 1
+#elif IBP_LEAN_HOIST == 1 || IBP_LEAN_HOIST == 4
                 {
                     const ibp_u32 jb = 32 + lane < n ? 32 + lane : 0u;
                     uint4 tma = tm, tia = ti;  // word lane's entry: group 0's, held since phase A

@@ -6,7 +6,7 @@
 #
 # Cases: whole-entry tile decode (ibp_decode_tiles) of synthetic f32 rows of 256 B, 1 KiB and 4 KiB
 # (A = 16; 1 KiB rows at A = 128 too), real GloVe and Fashion-MNIST rows, MiniLM rows of 32-bit words (A = 1), the lean tile kernel (ibp_decode_tiles_lean) on 256 B
-# rows, GloVe and MiniLM KV rows (f32 K, bf16 V), the host zero-copy gather (ibp_gather) of 1K rows of 1 KiB and of 256 B, and the
+# rows (q4 and f32-normal), GloVe and MiniLM KV rows (f32 K, bf16 V), the host zero-copy gather (ibp_gather) of 1K rows of 1 KiB and of 256 B, and the
 # raw zero-copy gather of the same 1K rows of 256 B (the baseline's stall profile).
 # IBP_PROFILE_ONLY="tiles-1k gather-256-1k" profiles those cases; IBP_PROFILE_STALLS=1 adds the stall reasons per issued
 # instruction and, from a saved report, the SASS instructions with the most stall samples
@@ -54,6 +54,7 @@ profile tiles-minilm-w32 ibp_decode_tiles 2 $real --only minilm-ffn-up-f32 --ali
 profile lean-256 ibp_decode_tiles_lean 2 $common --row-bytes 256
 profile lean-glove ibp_decode_tiles_lean 2 $real --only glove-6b-50d-f32
 profile lean-kv-f32 ibp_decode_tiles_lean 2 $real --only minilm-kv-k-f32 --align-log2 4
+profile lean-normal-256 ibp_decode_tiles_lean 2 --no-gathers --no-real-data --only 'f32-normal$' --align-log2 4 --target-mib 64 --reps 3 --row-bytes 256
 profile lean-kv-bf16 ibp_decode_tiles_lean 2 $real --only minilm-kv-v-bf16 --align-log2 4
 profile tiles-sparse-256 ibp_decode_tiles 2 --no-gathers --no-real-data --only f32-sparse --align-log2 4 --target-mib 64 --reps 3 --row-bytes 256
 gather="--no-real-data --only f32-normal-q4 --align-log2 4 --target-mib 64 --reps 3 --batches 1024"

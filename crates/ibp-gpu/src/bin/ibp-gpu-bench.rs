@@ -2,7 +2,7 @@
 //! device memory, against baselines measured in the same run. Prints markdown tables.
 //!
 //! Usage: ibp-gpu-bench [--target-mib N] [--reps N] [--batches 1024,4096,...] [--data-dir DIR]
-//!                      [--only NAME-SUBSTRING] [--row-bytes N] [--align-log2 N] [--quick]
+//!                      [--only NAME-SUBSTRING|NAME$] [--row-bytes N] [--align-log2 N] [--quick]
 //!                      [--no-gathers] [--no-real-data] [--no-synthetic] [--word-width BITS]
 //!                      [--chunk-rows N]
 //!
@@ -52,7 +52,7 @@ struct Args {
 
 /// The usage text (the module doc's first lines).
 const USAGE: &str = "usage: ibp-gpu-bench [--target-mib N] [--reps N] [--batches 1024,4096,...] [--data-dir DIR]
-                     [--only NAME-SUBSTRING] [--row-bytes N] [--align-log2 N] [--quick]
+                     [--only NAME-SUBSTRING|NAME$] [--row-bytes N] [--align-log2 N] [--quick]
                      [--no-gathers] [--no-real-data] [--no-synthetic] [--word-width 8|16|32|64]
                      [--chunk-rows N]";
 
@@ -215,7 +215,11 @@ fn datasets(args: &Args) -> Vec<Dataset> {
         println!("no real datasets: {dir} not found");
     }
     if let Some(only) = &args.only {
-        out.retain(|d| d.name.contains(only.as_str()));
+        // A trailing `$` asks for the whole name ("f32-normal$" but not "f32-normal-q4").
+        match only.strip_suffix('$') {
+            Some(name) => out.retain(|d| d.name == name),
+            None => out.retain(|d| d.name.contains(only.as_str())),
+        }
     }
     if let Some(rb) = args.row_bytes {
         out.retain(|d| d.row_bytes == rb);
