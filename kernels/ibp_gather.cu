@@ -507,9 +507,6 @@ __device__ __forceinline__ ibp_u64 load_word(const ibp_u8* p, ibp_u64 i) {
 
 // One word through the table: the field of word j starts at stream bit s; p = participation bit.
 // MULTI false: the caller knows no entry has IBP_TILE_MULTI.
-#ifndef IBP_TABLE_SELECT
-#define IBP_TABLE_SELECT 1  // participating or not by operand selects, not a branch (GPU_NOTES entry 34)
-#endif
 template <int WB, bool MULTI = true>
 __device__ __forceinline__ typename Word<WB>::R table_word(const ibp_u32* w, ibp_u32 s, bool p, const uint4& tm,
                                                            const uint4& ti) {
@@ -532,19 +529,6 @@ __device__ __forceinline__ typename Word<WB>::R table_word(const ibp_u32* w, ibp
         return (R)bv | deposit((R)v64, (R)free_bits);
     }
     const ibp_u32 xl = sbits32(w, s);
-#if IBP_TABLE_SELECT
-    // A non-participating word is the same expression with run 0 = every bit, run 1 = none, shifts 0
-    // and Bitval 0: operands picked by p, so lanes of both kinds run one instruction stream.
-    const ibp_u32 sh = p ? ti.z : 0u;
-    const ibp_u32 lo_w = (__funnelshift_l(0u, xl, sh) & (p ? tm.x : wlow)) | (__funnelshift_l(0u, xl, sh >> 8) & (p ? tm.y : 0u)) |
-                         (p ? ti.x : 0u);
-    if (WB == 8) {
-        const ibp_u32 xh = sbits32(w, s + (p ? ((ti.w >> 8) & 63u) : 32u));
-        const ibp_u32 hi_w = (__funnelshift_l(0u, xh, sh >> 16) & (p ? tm.z : ~0u)) |
-                             (__funnelshift_l(0u, xh, sh >> 24) & (p ? tm.w : 0u)) | (p ? ti.y : 0u);
-        return (R)(((ibp_u64)hi_w << 32) | lo_w);
-    }
-#else
     ibp_u32 lo_w;
     if (p) lo_w = (__funnelshift_l(0u, xl, ti.z) & tm.x) | (__funnelshift_l(0u, xl, ti.z >> 8) & tm.y) | ti.x;
     else lo_w = xl & wlow;
@@ -555,7 +539,6 @@ __device__ __forceinline__ typename Word<WB>::R table_word(const ibp_u32* w, ibp
         else hi_w = xh;
         return (R)(((ibp_u64)hi_w << 32) | lo_w);
     }
-#endif
     return (R)lo_w;
 }
 
