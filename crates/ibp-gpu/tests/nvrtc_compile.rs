@@ -51,3 +51,41 @@ fn a_kernel_error_reports_the_log() {
     .expect("broken source must not compile");
     assert!(err.contains("undefined_thing"), "log does not name the error: {err}");
 }
+
+/// The decoder's A/B switches that `bench/GPU_NOTES.md` keeps for measurements (set on the device
+/// through `IBP_KERNEL_DEFINES`): each non-default setting must still compile, without warnings.
+/// Switches of different code paths share a compile (each compile of the decoder takes ~20 s).
+const AB_SWITCHES: [&[&str]; 3] = [
+    &[
+        "-DIBP_LEAN_HOIST=0",
+        "-DIBP_LEAN_UNIFORM_T=0",
+        "-DIBP_GATHER_LEAN_LOOKUP=0",
+    ],
+    &["-DIBP_LEAN_HOIST=2"],
+    &["-DIBP_LEAN_HOIST=4"],
+];
+
+#[test]
+fn ab_switches_compile_for_sm90() {
+    if !nvrtc_present() {
+        if std::env::var("IBP_REQUIRE_NVRTC").as_deref() == Ok("1") {
+            panic!("IBP_REQUIRE_NVRTC=1 but libnvrtc could not be loaded (set LD_LIBRARY_PATH, see tools/ci-nvrtc.sh)");
+        }
+        println!("SKIPPED: no NVRTC (libnvrtc not found); the A/B switches were not compiled");
+        return;
+    }
+    let module = ibp_gpu::kernels::GATHER;
+    for switches in AB_SWITCHES {
+        let switch = switches.join(" ");
+        let mut options = compile_options(9, 0);
+        options.extend(switches.iter().map(|s| s.to_string()));
+        let compiled = compile_cubin(&module.full_source(), module.file, &options)
+            .unwrap_or_else(|log| panic!("{} with {switch} failed to compile:\n{log}", module.file));
+        assert_eq!(&compiled.cubin[..4], b"\x7fELF", "{switch}: not a cubin");
+        assert!(
+            !compiled.log.contains("warning"),
+            "{switch}: NVRTC warnings:\n{}",
+            compiled.log
+        );
+    }
+}
