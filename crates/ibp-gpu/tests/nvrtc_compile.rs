@@ -4,13 +4,22 @@
 use ibp_gpu::kernels::{compile_options, ALL_MODULES};
 use ibp_gpu::nvrtc::{compile_cubin, nvrtc_present, nvrtc_version};
 
+/// Whether NVRTC is here; without it, prints that `what` was skipped (or fails when
+/// `IBP_REQUIRE_NVRTC=1`, as in CI).
+fn nvrtc_or_skip(what: &str) -> bool {
+    if nvrtc_present() {
+        return true;
+    }
+    if std::env::var("IBP_REQUIRE_NVRTC").as_deref() == Ok("1") {
+        panic!("IBP_REQUIRE_NVRTC=1 but libnvrtc could not be loaded (set LD_LIBRARY_PATH, see tools/ci-nvrtc.sh)");
+    }
+    println!("SKIPPED: no NVRTC (libnvrtc not found); {what} not compiled");
+    false
+}
+
 #[test]
 fn nvrtc_compiles_for_sm90() {
-    if !nvrtc_present() {
-        if std::env::var("IBP_REQUIRE_NVRTC").as_deref() == Ok("1") {
-            panic!("IBP_REQUIRE_NVRTC=1 but libnvrtc could not be loaded (set LD_LIBRARY_PATH, see tools/ci-nvrtc.sh)");
-        }
-        println!("SKIPPED: no NVRTC (libnvrtc not found); kernels were not compiled");
+    if !nvrtc_or_skip("kernels were") {
         return;
     }
     println!("NVRTC version {:?}", nvrtc_version());
@@ -67,11 +76,7 @@ const AB_SWITCHES: [&[&str]; 3] = [
 
 #[test]
 fn ab_switches_compile_for_sm90() {
-    if !nvrtc_present() {
-        if std::env::var("IBP_REQUIRE_NVRTC").as_deref() == Ok("1") {
-            panic!("IBP_REQUIRE_NVRTC=1 but libnvrtc could not be loaded (set LD_LIBRARY_PATH, see tools/ci-nvrtc.sh)");
-        }
-        println!("SKIPPED: no NVRTC (libnvrtc not found); the A/B switches were not compiled");
+    if !nvrtc_or_skip("the A/B switches were") {
         return;
     }
     let module = ibp_gpu::kernels::GATHER;
