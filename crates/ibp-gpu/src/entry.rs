@@ -499,15 +499,12 @@ impl GpuEntry {
         }
         let status_ptr = status.ptr;
         let (tables_ptr, table_offsets_ptr) = self.tables_ptrs;
+        let tables_size = self.tables.as_ref().map_or(0, |(t, _)| t.len() as u32);
         let mut p = GatherParams {
             payload: self.payload_ptr,
-            payload_size: self.layout.payload_buffer_len,
             chunks: self.chunks_ptr,
             meta: self.meta_ptr,
-            meta_size: self.layout.meta.len() as u64,
             anchors: self.anchors_ptr,
-            anchor_count: self.layout.anchors.len() as u64,
-            entry_rows: self.layout.row_count,
             rows: rows_ptr,
             first_row,
             count,
@@ -515,12 +512,7 @@ impl GpuEntry {
             status: status_ptr,
             tables: tables_ptr,
             table_offsets: table_offsets_ptr,
-            chunk_count: self.layout.chunks.len() as u32,
-            row_bytes: self.layout.row_bytes as u32,
-            stage_bytes: self.stage_bytes,
-            tables_size: self.tables.as_ref().map_or(0, |(t, _)| t.len() as u32),
-            chunk_rows: self.layout.uniform_chunk_rows(),
-            reserved: 0,
+            ..layout_params(&self.layout, self.stage_bytes, tables_size)
         };
         let mut tiles = None;
         let lean = self.uses_lean_tiles();
@@ -690,6 +682,24 @@ pub(crate) fn tile_starts(layout: &EntryLayout, first: u64, count: u64, tile_row
     })
 }
 
+/// The kernel parameters that follow from `layout` alone (sizes, counts, `chunk_rows`), with the
+/// entry's `stage_bytes` and `tables_size`; every buffer address null and no request (`count` 0):
+/// the caller sets the addresses of its own buffers and the request.
+pub(crate) fn layout_params(layout: &EntryLayout, stage_bytes: u32, tables_size: u32) -> GatherParams {
+    GatherParams {
+        payload_size: layout.payload_buffer_len,
+        meta_size: layout.meta.len() as u64,
+        anchor_count: layout.anchors.len() as u64,
+        entry_rows: layout.row_count,
+        chunk_count: layout.chunks.len() as u32,
+        row_bytes: layout.row_bytes as u32,
+        stage_bytes,
+        tables_size,
+        chunk_rows: layout.uniform_chunk_rows(),
+        ..Default::default()
+    }
+}
+
 /// Narrows a tile launch's parameters to `chunks` descriptors from `first_chunk` on (the tile kernels
 /// index chunks only through `tile_starts`; descriptors hold absolute offsets into the metadata,
 /// anchors and payload): the descriptor and table-offset arrays start there, and `chunk_rows` no
@@ -805,11 +815,9 @@ fn build_tables(
     let p = GatherParams {
         chunks: chunks_ptr,
         meta: meta_ptr,
-        meta_size: layout.meta.len() as u64,
         tables: tables.device_ptr(stream).0,
         table_offsets: offsets_d.device_ptr(stream).0,
-        chunk_count: layout.chunks.len() as u32,
-        ..Default::default()
+        ..layout_params(layout, 0, 0)
     };
     launch::build_tables(&device.build_tables_fn, stream, &p, total)
         .map_err(GpuError::driver("launching ibp_build_tables"))?;

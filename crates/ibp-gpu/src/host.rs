@@ -8,8 +8,8 @@
 //! [`GpuEntry`]: crate::GpuEntry
 
 use crate::entry::{
-    build_layout, failure_error, lean_tiles_allowed, range_chunks, read_entry, stage_bytes, table_offsets, tile_starts,
-    tiling, RangeTiles,
+    build_layout, failure_error, layout_params, lean_tiles_allowed, range_chunks, read_entry, stage_bytes,
+    table_offsets, tile_starts, tiling, RangeTiles,
 };
 use crate::launch::{self, GatherParams};
 use crate::status::KernelFailure;
@@ -163,11 +163,9 @@ impl HostKernels {
             let p = GatherParams {
                 chunks: self.chunks.addr(),
                 meta: self.meta.addr(),
-                meta_size: self.layout.meta.len() as u64,
                 tables: tables.addr_mut(),
                 table_offsets: offsets.as_ptr() as u64,
-                chunk_count: self.layout.chunks.len() as u32,
-                ..Default::default()
+                ..layout_params(&self.layout, 0, 0)
             };
             // SAFETY: `p` points at this entry's chunk descriptors and metadata (sizes in `p`),
             // `tables` holds `total` writable bytes and `offsets` one value per chunk, all alive for
@@ -186,15 +184,13 @@ impl HostKernels {
             Some((t, o)) => (t.addr(), o.as_ptr() as u64),
             None => (0, 0),
         };
+        let tables_size = self.tables.as_ref().map_or(0, |(t, _)| t.len as u32);
+        // (`self.anchors` is the layout's anchors, copied so that tests can damage them: same count.)
         GatherParams {
             payload: self.payload.addr(),
-            payload_size: self.layout.payload_buffer_len,
             chunks: self.chunks.addr(),
             meta: self.meta.addr(),
-            meta_size: self.layout.meta.len() as u64,
             anchors: self.anchors.as_ptr() as u64,
-            anchor_count: self.anchors.len() as u64,
-            entry_rows: self.layout.row_count,
             rows,
             first_row,
             count,
@@ -202,12 +198,7 @@ impl HostKernels {
             status: status as *mut u64 as u64,
             tables,
             table_offsets,
-            chunk_count: self.layout.chunks.len() as u32,
-            row_bytes: self.layout.row_bytes as u32,
-            stage_bytes: self.stage_bytes,
-            tables_size: self.tables.as_ref().map_or(0, |(t, _)| t.len as u32),
-            chunk_rows: self.layout.uniform_chunk_rows(),
-            reserved: 0,
+            ..layout_params(&self.layout, self.stage_bytes, tables_size)
         }
     }
 
