@@ -1262,11 +1262,13 @@ __device__ __forceinline__ void decode_small_rows(const IbpGatherParams& prm, co
 }
 
 // Decodes the rows of a tile that belong to this warp (rows warp, warp + IBP_TILE_WARPS, ...).
-template <int WB>
+// PAIRS_ONLY (WB == 4): the tile's chunk is raw or has a pair table (t.pairs); the pairs kernel's
+// caller checks, and this body has no other decode path.
+template <int WB, bool PAIRS_ONLY = false>
 __device__ __forceinline__ void decode_tile_rows(const IbpGatherParams& prm, const TileCtx& t, ibp_u32 warp, ibp_u32 lane) {
 #if IBP_TILE_SMALL_ROWS
     // n >= 1 (a table has entries); n_ok: the words cover exactly the row's bytes, raw rows too.
-    if (t.use_table && t.uniform_f && t.n_ok && t.n <= IBP_TILE_SMALL_ROWS) {
+    if (!PAIRS_ONLY && t.use_table && t.uniform_f && t.n_ok && t.n <= IBP_TILE_SMALL_ROWS) {
         decode_small_rows<WB>(prm, t, warp, lane);
         return;
     }
@@ -1294,18 +1296,18 @@ __device__ __forceinline__ void decode_tile_rows(const IbpGatherParams& prm, con
             }
             if (code == IBP_STATUS_OK && !t.meta_ok) code = IBP_STATUS_LAYOUT;
             if (code == IBP_STATUS_OK) {
-                if (t.use_table) {
+                if (PAIRS_ONLY || t.use_table) {
                     const ibp_u32* w = (const ibp_u32*)(t.tile - IBP_TILE_GUARD);
                     const ibp_u32 at = IBP_TILE_GUARD + t.skew + off;
-                    if (WB == 4 && t.pairs) {
+                    if (PAIRS_ONLY || (WB == 4 && t.pairs)) {
                         const ibp_u32 e = g * ((t.n + 1) >> 1);
                         code = t.no_multi ? decode_pair_row<false>(w, at, len, dst, t.tmask + e, t.tinfo + e, t.n, t.align_log2, lane)
                                           : decode_pair_row<true>(w, at, len, dst, t.tmask + e, t.tinfo + e, t.n, t.align_log2, lane);
-                    } else {
+                    } else if (!PAIRS_ONLY) {
                         const ibp_u32 e = g * t.n;
                         code = decode_table_row<WB>(w, at, len, dst, t.tmask + e, t.tinfo + e, t.n, t.n_ok, row_bytes, t.align_log2, lane);
                     }
-                } else {
+                } else if (!PAIRS_ONLY) {
                     SmemRecord rec;
                     rec.w = (const ibp_u32*)t.tile;
                     rec.len = len;
@@ -1355,6 +1357,24 @@ __device__ __forceinline__ bool stream_bits_set(const ibp_u32* w, ibp_u32 from, 
 #endif
 #ifndef IBP_LEAN_SMALL_ROWS
 #define IBP_LEAN_SMALL_ROWS 1
+#endif
+
+// Shapes a tile kernel is built for (GPU_NOTES entry 35). General kernel: IBP_TILES_PAIRS for
+// entries whose coded chunks all have pair tables (32-bit words, 17 or more per row, whole words,
+// G * n <= the table's entries), each decoded by decode_pair_row alone; it reports E_LAYOUT for a
+// tile of another coded chunk.
+#define IBP_TILES_ANY 0
+#define IBP_TILES_PAIRS 1
+// Lean kernel: rows a lean tile kernel is built for. The kernel for rows of 33 .. 64
+// words is a kernel of its own, so that its row loop gets its own register allocation and code
+// layout (rows of f32 values that save 6 % decoded 0.53 of the D2D copy through it against 0.44
+// through the kernel for any shape; a third kernel for rows of <= 32 words measured 2-7 % slower
+// than the kernel for any shape, and was dropped). The host picks the mid kernel where every coded
+// chunk of the entry has such rows; it reports E_LAYOUT for a tile of coded rows of <= 32 words.
+#define IBP_LEAN_ANY 0  // rows of 1 .. 64 words
+#define IBP_LEAN_MID 1  // rows of 33 .. 64 words
+#ifndef IBP_LEAN_SHAPED
+#define IBP_LEAN_SHAPED 1  // 0: the mid kernel is built as the one for any shape (A/B)
 #endif
 
 // Verdict bits of a phase-A row (with the group id from bit 8 on).
@@ -1410,13 +1430,16 @@ __device__ __forceinline__ void lean_two_rounds(const ibp_u32* w, ibp_u32 b, ibp
 #define IBP_LEAN_UNIFORM_T 1
 #endif
 
-template <int WB, bool MULTI>
+template <int WB, bool MULTI, int SHAPE>
 __device__ __forceinline__ void lean_tile_rows(const IbpGatherParams& prm, const TileCtx& t, ibp_u32 warp, ibp_u32 lane) {
     typedef typename Word<WB>::R R;
     typedef typename Word<WB>::T Stored;
     const ibp_u32 W = WB * 8;
-    const ibp_u32 n = t.n;  // 1 .. 64 (a raw chunk's: any)
-    const bool short_rows = n <= 32;
+    const ibp_u32 n = t.n;  // 1 .. 64 (a raw chunk's: any); in a shaped kernel, a coded chunk's is of its SHAPE
+    const bool short_rows = SHAPE == IBP_LEAN_ANY && n <= 32;
+    // Rows of 33 .. 64 words with one group: the mid-shape kernel holds both of a lane's table
+    // entries in registers, in a row loop of its own (as IBP_LEAN_HOIST == 4).
+    const bool hold_both = SHAPE == IBP_LEAN_MID || IBP_LEAN_HOIST == 4;
     const ibp_u32 row_bytes = prm.row_bytes;  // n * WB in a coded chunk
     const bool active = lane < n;
     const ibp_u32 jt = active ? lane : 0u;
@@ -1494,9 +1517,8 @@ __device__ __forceinline__ void lean_tile_rows(const IbpGatherParams& prm, const
             ti2 = t.tinfo[jb];
         }
 #endif
-#if IBP_LEAN_HOIST == 4
         // Rows of 33 .. 64 words with one group: a loop of their own, both entries held.
-        if (t.G == 1 && !short_rows) {
+        if (hold_both && t.G == 1 && !short_rows) {
             const ibp_u32 jb = 32 + lane < n ? 32 + lane : 0u;
             const uint4 tmb = t.tmask[jb], tib = t.tinfo[jb];
             for (ibp_u32 i = 0; i < count; i++) {
@@ -1509,7 +1531,6 @@ __device__ __forceinline__ void lean_tile_rows(const IbpGatherParams& prm, const
             }
             continue;
         }
-#endif
         for (ibp_u32 i = 0; i < count; i++) {
             const ibp_u32 v = __shfl_sync(FULL_MASK, verdict, i);
             const ibp_u32 b = __shfl_sync(FULL_MASK, base, i);
@@ -1615,9 +1636,10 @@ __device__ __forceinline__ ibp_u32 build_pair_table(const ibp_u8* masks, ibp_u64
     return __syncthreads_and(no_multi) != 0 ? IBP_TABLE_NO_MULTI : 0u;
 }
 
-// The body of ibp_decode_tiles (LEAN false) and ibp_decode_tiles_lean (LEAN true: the lean row
-// decoder where a tile allows it, the general one as a call elsewhere).
-template <bool LEAN>
+// The body of the ibp_decode_tiles* kernels (LEAN false: SHAPE is IBP_TILES_ANY or IBP_TILES_PAIRS)
+// and the ibp_decode_tiles_lean* kernels (LEAN true: the lean row decoder for rows of SHAPE,
+// IBP_LEAN_ANY or IBP_LEAN_MID).
+template <bool LEAN, int SHAPE>
 __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, const ibp_u32* tile_starts, ibp_u32 tile_rows,
                                                   ibp_u32 tile_bytes, ibp_u32 table_entries) {
     IBP_DYNAMIC_SMEM(tile_smem);
@@ -1684,7 +1706,7 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
             table_pairs = !LEAN && IBP_TILE_W32_PAIRS && wb == 4 && n > IBP_TILE_SMALL_ROWS && (ibp_u64)n * 4 == prm.row_bytes;
             if (table_ok && table_pairs) {
                 table_flags = build_pair_table(prm.meta + c.masks_offset, words_bytes, G, n, tmask, tinfo);
-            } else if (table_ok) {
+            } else if (table_ok && !(!LEAN && SHAPE == IBP_TILES_PAIRS)) {
                 const ibp_u8* masks = prm.meta + c.masks_offset;
                 switch (wb) {
                     case 1: table_flags = build_table<1>(masks, words_bytes, (ibp_u32)entries, tmask, tinfo); break;
@@ -1850,26 +1872,34 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
         t.n_ok = n != 0 && (ibp_u64)(n - 1) * wb < prm.row_bytes && (ibp_u64)n * wb >= prm.row_bytes;
         t.pairs = table_ok && table_pairs;
         if (LEAN) {
-            // The host launches this kernel only for entries whose chunks all allow it (raw chunks,
-            // or tables of rows of <= 64 whole words); anything else is reported.
-            const bool lean = (table_ok && t.n_ok && n <= 64 && prm.row_bytes == n * wb) || G == 0;
+            // The host launches a lean kernel only for entries whose chunks all allow it (raw chunks,
+            // or tables of rows of <= 64 whole words, of the kernel's SHAPE); anything else is reported.
+            const bool shape_ok = SHAPE == IBP_LEAN_ANY || n > 32;
+            const bool lean = (table_ok && t.n_ok && n <= 64 && shape_ok && prm.row_bytes == n * wb) || G == 0;
             if (!lean) {
                 for (ibp_u32 row = threadIdx.x; row < nrows; row += IBP_TILE_THREADS) ibp_report(prm.status, t.k0 + row, IBP_STATUS_LAYOUT);
-            } else if (IBP_LEAN_SMALL_ROWS && G != 0 && t.uniform_f && n <= IBP_TILE_SMALL_ROWS) switch (wb) {
+            } else if (IBP_LEAN_SMALL_ROWS && SHAPE != IBP_LEAN_MID && G != 0 && t.uniform_f && n <= IBP_TILE_SMALL_ROWS) switch (wb) {
                 case 1: decode_small_rows<1>(prm, t, warp, lane); break;
                 case 2: decode_small_rows<2>(prm, t, warp, lane); break;
                 case 4: decode_small_rows<4>(prm, t, warp, lane); break;
                 default: decode_small_rows<8>(prm, t, warp, lane); break;
             } else if (G == 0 || t.no_multi) switch (wb) {
-                case 1: lean_tile_rows<1, false>(prm, t, warp, lane); break;
-                case 2: lean_tile_rows<2, false>(prm, t, warp, lane); break;
-                case 4: lean_tile_rows<4, false>(prm, t, warp, lane); break;
-                default: lean_tile_rows<8, false>(prm, t, warp, lane); break;
+                case 1: lean_tile_rows<1, false, SHAPE>(prm, t, warp, lane); break;
+                case 2: lean_tile_rows<2, false, SHAPE>(prm, t, warp, lane); break;
+                case 4: lean_tile_rows<4, false, SHAPE>(prm, t, warp, lane); break;
+                default: lean_tile_rows<8, false, SHAPE>(prm, t, warp, lane); break;
             } else switch (wb) {
-                case 1: lean_tile_rows<1, true>(prm, t, warp, lane); break;
-                case 2: lean_tile_rows<2, true>(prm, t, warp, lane); break;
-                case 4: lean_tile_rows<4, true>(prm, t, warp, lane); break;
-                default: lean_tile_rows<8, true>(prm, t, warp, lane); break;
+                case 1: lean_tile_rows<1, true, SHAPE>(prm, t, warp, lane); break;
+                case 2: lean_tile_rows<2, true, SHAPE>(prm, t, warp, lane); break;
+                case 4: lean_tile_rows<4, true, SHAPE>(prm, t, warp, lane); break;
+                default: lean_tile_rows<8, true, SHAPE>(prm, t, warp, lane); break;
+            }
+        } else if (SHAPE == IBP_TILES_PAIRS) {
+            // The host launches this kernel only for entries whose coded chunks all have pair tables.
+            if (G != 0 && !t.pairs) {
+                for (ibp_u32 row = threadIdx.x; row < nrows; row += IBP_TILE_THREADS) ibp_report(prm.status, t.k0 + row, IBP_STATUS_LAYOUT);
+            } else {
+                decode_tile_rows<4, true>(prm, t, warp, lane);  // (a raw chunk's rows are copied whatever its W)
             }
         } else {
             switch (wb) {
@@ -1886,16 +1916,38 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
 extern "C" __global__ void __launch_bounds__(IBP_TILE_THREADS, IBP_TILE_MIN_BLOCKS)
 ibp_decode_tiles(const IbpGatherParams prm, const ibp_u32* tile_starts, ibp_u32 tile_rows, ibp_u32 tile_bytes,
                  ibp_u32 table_entries) {
-    decode_tiles_body<false>(prm, tile_starts, tile_rows, tile_bytes, table_entries);
+    decode_tiles_body<false, IBP_TILES_ANY>(prm, tile_starts, tile_rows, tile_bytes, table_entries);
 }
 
-// Ranges of an entry whose coded chunks all have rows of <= 32 whole words (the host checks; tiles
-// the lean decoder cannot take go through the general one).
+// Ranges of an entry whose coded chunks all have pair tables (the host checks; IBP_TILES_PAIRS).
+#ifndef IBP_TILES_PAIRS_KERNEL
+#define IBP_TILES_PAIRS_KERNEL 1  // 0: ibp_decode_tiles_pairs is built as ibp_decode_tiles (A/B)
+#endif
+extern "C" __global__ void __launch_bounds__(IBP_TILE_THREADS, IBP_TILE_MIN_BLOCKS)
+ibp_decode_tiles_pairs(const IbpGatherParams prm, const ibp_u32* tile_starts, ibp_u32 tile_rows, ibp_u32 tile_bytes,
+                       ibp_u32 table_entries) {
+    decode_tiles_body<false, (IBP_TILES_PAIRS_KERNEL && IBP_TILE_W32_PAIRS) ? IBP_TILES_PAIRS : IBP_TILES_ANY>(
+        prm, tile_starts, tile_rows, tile_bytes, table_entries);
+}
+
+// Ranges of an entry whose coded chunks all have rows of <= 64 whole words (the host checks; a tile
+// the kernel cannot take is reported E_LAYOUT): _lean for rows of any of these lengths, _lean_mid
+// when every coded chunk has rows of 33 .. 64 words.
 #ifndef IBP_LEAN_MIN_BLOCKS
 #define IBP_LEAN_MIN_BLOCKS 4
+#endif
+#if IBP_LEAN_SHAPED
+#define IBP_LEAN_SHAPE_OF(shape) (shape)
+#else
+#define IBP_LEAN_SHAPE_OF(shape) IBP_LEAN_ANY
 #endif
 extern "C" __global__ void __launch_bounds__(IBP_TILE_THREADS, IBP_LEAN_MIN_BLOCKS)
 ibp_decode_tiles_lean(const IbpGatherParams prm, const ibp_u32* tile_starts, ibp_u32 tile_rows, ibp_u32 tile_bytes,
                       ibp_u32 table_entries) {
-    decode_tiles_body<true>(prm, tile_starts, tile_rows, tile_bytes, table_entries);
+    decode_tiles_body<true, IBP_LEAN_ANY>(prm, tile_starts, tile_rows, tile_bytes, table_entries);
+}
+extern "C" __global__ void __launch_bounds__(IBP_TILE_THREADS, IBP_LEAN_MIN_BLOCKS)
+ibp_decode_tiles_lean_mid(const IbpGatherParams prm, const ibp_u32* tile_starts, ibp_u32 tile_rows,
+                          ibp_u32 tile_bytes, ibp_u32 table_entries) {
+    decode_tiles_body<true, IBP_LEAN_SHAPE_OF(IBP_LEAN_MID)>(prm, tile_starts, tile_rows, tile_bytes, table_entries);
 }

@@ -51,11 +51,11 @@ real="--no-gathers --no-synthetic --data-dir $D/data --target-mib 64 --reps 3"
 profile tiles-glove ibp_decode_tiles 2 $real --only glove-6b-50d-f32
 profile tiles-fashion ibp_decode_tiles 2 $real --only fashion-mnist-test
 profile tiles-minilm-w32 ibp_decode_tiles 2 $real --only minilm-ffn-up-f32 --align-log2 0
-profile lean-256 ibp_decode_tiles_lean 2 $common --row-bytes 256
-profile lean-glove ibp_decode_tiles_lean 2 $real --only glove-6b-50d-f32
-profile lean-kv-f32 ibp_decode_tiles_lean 2 $real --only minilm-kv-k-f32 --align-log2 4
-profile lean-normal-256 ibp_decode_tiles_lean 2 --no-gathers --no-real-data --only 'f32-normal$' --align-log2 4 --target-mib 64 --reps 3 --row-bytes 256
-profile lean-kv-bf16 ibp_decode_tiles_lean 2 $real --only minilm-kv-v-bf16 --align-log2 4
+profile lean-256 regex:^ibp_decode_tiles_lean 2 $common --row-bytes 256
+profile lean-glove regex:^ibp_decode_tiles_lean 2 $real --only glove-6b-50d-f32
+profile lean-kv-f32 regex:^ibp_decode_tiles_lean 2 $real --only minilm-kv-k-f32 --align-log2 4
+profile lean-normal-256 regex:^ibp_decode_tiles_lean 2 --no-gathers --no-real-data --only 'f32-normal$' --align-log2 4 --target-mib 64 --reps 3 --row-bytes 256
+profile lean-kv-bf16 regex:^ibp_decode_tiles_lean 2 $real --only minilm-kv-v-bf16 --align-log2 4
 profile tiles-sparse-256 ibp_decode_tiles 2 --no-gathers --no-real-data --only f32-sparse --align-log2 4 --target-mib 64 --reps 3 --row-bytes 256
 gather="--no-real-data --only f32-normal-q4 --align-log2 4 --target-mib 64 --reps 3 --batches 1024"
 profile gather-1k-host ibp_gather 2 $gather --row-bytes 1024

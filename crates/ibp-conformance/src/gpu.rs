@@ -9,7 +9,7 @@
 use crate::runner::Decoded;
 use ibp_codec::ContainerReader;
 use ibp_format::{ensure, ChunkMeta, ErrorCode, FormatError};
-use ibp_gpu::{GpuDevice, GpuEntry, GpuError, PayloadHome};
+use ibp_gpu::{GpuDevice, GpuEntry, GpuError, LeanShape, PayloadHome, TileKernel};
 use std::sync::Arc;
 
 /// A GPU (ordinal 0) with its kernels compiled.
@@ -38,17 +38,24 @@ impl GpuRunner {
         self.device.name()
     }
 
-    /// Decodes one chunk's rows on the GPU. Where the entry uses the lean tile kernel, the general
-    /// one decodes it too and must give the same bytes or the same error (else an `E_IO` failure
-    /// that no vector expects).
+    /// Decodes one chunk's rows on the GPU. Where the entry uses another tile kernel than the
+    /// general one, the general one decodes it too (and the lean kernel for any row shape, where the
+    /// entry uses the mid one) and must give the same bytes or the same error (else an `E_IO`
+    /// failure that no vector expects).
     fn decode_chunk(&self, row_bytes: u64, meta: ChunkMeta, payload: &[u8]) -> Result<Vec<u8>, FormatError> {
         let entry =
             GpuEntry::load(&self.device, row_bytes, &[meta], &[payload], PayloadHome::Device).map_err(to_format)?;
         let lean = self.decode_entry(&entry);
-        if entry.uses_lean_tiles() {
-            entry.use_general_tile_decoder(true);
-            let general = self.decode_entry(&entry);
-            let same = match (&lean, &general) {
+        let others = match entry.tile_kernel() {
+            TileKernel::General | TileKernel::Auto => vec![],
+            TileKernel::Lean(LeanShape::Mid) => vec![TileKernel::General, TileKernel::Lean(LeanShape::Any)],
+            TileKernel::Lean(LeanShape::Any) | TileKernel::GeneralPairs => vec![TileKernel::General],
+        };
+        for other in others {
+            entry.use_tile_kernel(other);
+            let again = self.decode_entry(&entry);
+            entry.use_tile_kernel(TileKernel::Auto);
+            let same = match (&lean, &again) {
                 (Ok(a), Ok(b)) => a == b,
                 (Err(a), Err(b)) => a.code == b.code,
                 _ => false,
@@ -56,9 +63,10 @@ impl GpuRunner {
             ensure!(
                 same,
                 ErrorCode::Io,
-                "GPU tile kernels disagree: lean {:?}, general {:?}",
+                "GPU tile kernels disagree: {:?} {:?}, {other:?} {:?}",
+                entry.tile_kernel(),
                 lean.as_ref().map(|_| ()),
-                general.as_ref().map(|_| ())
+                again.as_ref().map(|_| ())
             );
         }
         lean

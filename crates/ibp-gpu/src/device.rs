@@ -47,7 +47,9 @@ pub struct GpuDevice {
     pub(crate) gather_fn: CudaFunction,
     pub(crate) gather_flat_fn: CudaFunction,
     pub(crate) tiles_fn: CudaFunction,
-    pub(crate) tiles_lean_fn: CudaFunction,
+    /// The lean tile kernels, indexed by [`crate::LeanShape`].
+    pub(crate) tiles_lean_fns: [CudaFunction; 2],
+    pub(crate) tiles_pairs_fn: CudaFunction,
     pub(crate) build_tables_fn: CudaFunction,
     pub(crate) raw_gather_fn: CudaFunction,
     pub(crate) copy_records_fn: CudaFunction,
@@ -160,12 +162,20 @@ impl GpuDevice {
         let smem = GATHER_MAX_SMEM.min(max_smem_per_block.saturating_sub(4096));
         let gather_fn = with_smem("ibp_gather", smem)?;
         let tiles_fn = with_smem("ibp_decode_tiles", TILE_MAX_SMEM.min(max_smem_per_block))?;
-        let tiles_lean_fn = with_smem("ibp_decode_tiles_lean", TILE_MAX_SMEM.min(max_smem_per_block))?;
+        let lean = |shape: crate::LeanShape| {
+            with_smem(
+                crate::LeanShape::KERNELS[shape as usize],
+                TILE_MAX_SMEM.min(max_smem_per_block),
+            )
+        };
+        let tiles_lean_fns = [lean(crate::LeanShape::Any)?, lean(crate::LeanShape::Mid)?];
+        let tiles_pairs_fn = with_smem("ibp_decode_tiles_pairs", TILE_MAX_SMEM.min(max_smem_per_block))?;
         Ok(Arc::new(GpuDevice {
             gather_fn,
             gather_flat_fn: func(&gather_mod, "ibp_gather_flat")?,
             tiles_fn,
-            tiles_lean_fn,
+            tiles_lean_fns,
+            tiles_pairs_fn,
             build_tables_fn: func(&gather_mod, "ibp_build_tables")?,
             raw_gather_fn: func(&base_mod, "ibp_raw_gather")?,
             copy_records_fn: func(&base_mod, "ibp_copy_records")?,
@@ -229,7 +239,9 @@ impl GpuDevice {
             ("ibp_gather", &self.gather_fn),
             ("ibp_gather_flat", &self.gather_flat_fn),
             ("ibp_decode_tiles", &self.tiles_fn),
-            ("ibp_decode_tiles_lean", &self.tiles_lean_fn),
+            ("ibp_decode_tiles_lean", &self.tiles_lean_fns[0]),
+            ("ibp_decode_tiles_lean_mid", &self.tiles_lean_fns[1]),
+            ("ibp_decode_tiles_pairs", &self.tiles_pairs_fn),
             ("ibp_build_tables", &self.build_tables_fn),
             ("ibp_raw_gather", &self.raw_gather_fn),
             ("ibp_copy_records", &self.copy_records_fn),

@@ -171,14 +171,14 @@ pub struct GpuEntry {
     /// same tile rows on the same stream (a whole entry decoded again and again uploads nothing;
     /// another stream uploads its own, so it never reads a table whose upload it has not waited for).
     tile_cache: Mutex<Option<CachedTiles>>,
-    /// The entry's chunks allow `ibp_decode_tiles_lean` (see [`lean_tiles_allowed`]).
-    lean_allowed: bool,
+    /// The tile kernel the entry's chunks call for (see [`auto_tile_kernel`]).
+    auto_kernel: TileKernel,
     /// [`tiling`] of the entry for the general (`[0]`) and the lean (`[1]`) tile kernel, computed
     /// once: each pass over the descriptors costs microseconds per launch on entries of thousands of
     /// chunks.
     tilings: [Option<(u32, u32, u32)>; 2],
-    /// Range decodes use `ibp_decode_tiles` even where the lean kernel is allowed (comparisons).
-    force_general: std::sync::atomic::AtomicBool,
+    /// The tile kernel range decodes use, as [`TileKernel::code`] (comparisons and tests).
+    tile_kernel: std::sync::atomic::AtomicI8,
 }
 
 /// A range's tile table ([`RangeTiles`]) in device memory.
@@ -291,7 +291,7 @@ impl GpuEntry {
         };
         stream.synchronize().map_err(GpuError::driver("finishing the upload"))?;
         let stage_bytes = stage_bytes(&layout, device.gather_smem_limit());
-        let lean_allowed = lean_tiles_allowed(&layout);
+        let auto_kernel = auto_tile_kernel(&layout);
         let tilings = [tiling(&layout, false), tiling(&layout, true)];
         Ok(GpuEntry {
             device: device.clone(),
@@ -309,9 +309,9 @@ impl GpuEntry {
             stage_bytes,
             status_pool: Mutex::new(Vec::new()),
             tile_cache: Mutex::new(None),
-            lean_allowed,
+            auto_kernel,
             tilings,
-            force_general: std::sync::atomic::AtomicBool::new(false),
+            tile_kernel: std::sync::atomic::AtomicI8::new(TileKernel::Auto.code()),
         })
     }
 
@@ -344,16 +344,41 @@ impl GpuEntry {
     /// lean tile kernel `ibp_decode_tiles_lean` (records checked by one thread per row, rows decoded
     /// by one warp per row): the entry has a coded chunk, every coded chunk has rows of at most 64
     /// whole words and a per-position table of at most 1024 entries, and
-    /// [`GpuEntry::use_general_tile_decoder`] has not turned it off.
+    /// [`GpuEntry::use_tile_kernel`] has not turned it off.
     pub fn uses_lean_tiles(&self) -> bool {
-        self.lean_allowed && !self.force_general.load(std::sync::atomic::Ordering::Relaxed)
+        self.lean_tile_shape().is_some()
+    }
+
+    /// The lean tile kernel range decodes use (`None`: a general one): by default the one for the
+    /// row lengths of the entry's coded chunks (see [`LeanShape`]), else what
+    /// [`GpuEntry::use_tile_kernel`] set.
+    pub fn lean_tile_shape(&self) -> Option<LeanShape> {
+        match self.tile_kernel() {
+            TileKernel::Lean(shape) => Some(shape),
+            _ => None,
+        }
+    }
+
+    /// The tile kernel range decodes use (never [`TileKernel::Auto`]): the one the entry's chunks
+    /// call for, or what [`GpuEntry::use_tile_kernel`] set.
+    pub fn tile_kernel(&self) -> TileKernel {
+        TileKernel::from_code(self.tile_kernel.load(std::sync::atomic::Ordering::Relaxed)).resolve(self.auto_kernel)
     }
 
     /// With `true`, range decodes use the general tile kernel `ibp_decode_tiles` even where the lean
     /// one is allowed (both give the same bytes and errors; for comparisons and tests); `false`
     /// restores the default. Takes effect for launches after the call.
     pub fn use_general_tile_decoder(&self, general: bool) {
-        self.force_general.store(general, std::sync::atomic::Ordering::Relaxed);
+        self.use_tile_kernel(if general { TileKernel::General } else { TileKernel::Auto });
+    }
+
+    /// The tile kernel range decodes use from the next launch on (for comparisons and tests).
+    /// [`TileKernel::Lean`] applies only where the entry allows a lean kernel at all; a kernel that
+    /// does not take the entry's coded rows ([`TileKernel::decodes`]) reports `E_LAYOUT` for their
+    /// tiles.
+    pub fn use_tile_kernel(&self, kernel: TileKernel) {
+        self.tile_kernel
+            .store(kernel.code(), std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Where the payload lives.
@@ -515,17 +540,18 @@ impl GpuEntry {
             ..layout_params(&self.layout, self.stage_bytes, tables_size)
         };
         let mut tiles = None;
-        let lean = self.uses_lean_tiles();
+        let kernel = self.tile_kernel();
+        let lean = matches!(kernel, TileKernel::Lean(_));
         match (&rows, self.tilings[usize::from(lean)]) {
             (Rows::Range(first), Some((tile_rows, tile_bytes, table_entries))) => {
                 let table = self.tile_starts(*first, count, tile_rows, stream)?;
                 p.rows = 0;
                 range_chunks(&mut p, table.first_chunk, table.chunks);
                 let blocks = table.tiles.clamp(1, self.device.sm_count() as u64 * 8) as u32;
-                let func = if lean {
-                    &self.device.tiles_lean_fn
-                } else {
-                    &self.device.tiles_fn
+                let func = match kernel {
+                    TileKernel::Lean(shape) => &self.device.tiles_lean_fns[shape as usize],
+                    TileKernel::GeneralPairs => &self.device.tiles_pairs_fn,
+                    _ => &self.device.tiles_fn,
                 };
                 launch::decode_tiles(
                     func,
@@ -742,24 +768,144 @@ fn deposit_heavy(c: &crate::layout::ChunkDesc, meta: &[u8]) -> bool {
     2 * multi >= entries
 }
 
-/// Whether `ibp_decode_tiles_lean` decodes ranges of `layout`: it has a coded chunk, and every coded
-/// chunk has `1 <= G * n <= TABLE_MAX_ENTRIES` (its positions' table fits the kernel's shared
+/// The lean kernel that decodes ranges of `layout`, if any. A lean kernel may where the entry has
+/// a coded chunk, and every coded chunk has `1 <= G * n <= TABLE_MAX_ENTRIES` (its positions' table fits the kernel's shared
 /// memory) and rows of at most 64 whole words (`row_bytes == n * W/8`, `n <= 64`). The kernel checks
 /// the same per tile and reports `E_LAYOUT` for a tile that breaks it, so a wrong answer here fails
 /// loudly, never silently. Longer rows give a warp too few rows per tile for its one-thread-per-row
 /// checks, each walking more words (on the H200, 1 KiB rows gained 0.03 of the D2D copy and rows
 /// from 1.5 KiB on lost 0.05-0.10: bench/GPU_NOTES.md entry 19c), and entries of raw chunks only
-/// copy at the same speed through either kernel.
-pub(crate) fn lean_tiles_allowed(layout: &EntryLayout) -> bool {
-    let coded = |c: &&crate::layout::ChunkDesc| c.group_count > 0;
-    layout.chunks.iter().any(|c| coded(&c))
-        && layout.chunks.iter().filter(coded).all(|c| {
+/// copy at the same speed through either kernel. Of the lean kernels, the mid one is taken when
+/// every coded chunk has rows of 33 to 64 words, else the one for any shape.
+pub(crate) fn lean_shape(layout: &EntryLayout) -> Option<LeanShape> {
+    let coded: Vec<_> = layout.chunks.iter().filter(|c| c.group_count > 0).collect();
+    let allowed = !coded.is_empty()
+        && coded.iter().all(|c| {
             let entries = c.group_count as u64 * c.words_per_row as u64;
             matches!(c.word_bytes, 1 | 2 | 4 | 8)
                 && c.words_per_row <= 64
                 && c.words_per_row as u64 * c.word_bytes as u64 == layout.row_bytes
                 && entries <= crate::device::TABLE_MAX_ENTRIES as u64
-        })
+        });
+    let mid = coded.iter().all(|c| LeanShape::Mid.takes(c.words_per_row));
+    allowed.then_some(if mid { LeanShape::Mid } else { LeanShape::Any })
+}
+
+/// Which of the lean tile kernels decodes ranges of an entry. Both are the same decoder; the one
+/// for rows of 33 to 64 words is built for them alone, so that its row loop gets its own register
+/// allocation and code layout (on the H200, 256 B rows of 32-bit words decode 20-25 % faster
+/// through it: bench/GPU_NOTES.md entry 35). Both decode raw chunks; the mid kernel reports
+/// `E_LAYOUT` for a tile of coded rows of another shape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LeanShape {
+    /// `ibp_decode_tiles_lean`: coded rows of 1 to 64 words.
+    Any = 0,
+    /// `ibp_decode_tiles_lean_mid`: coded rows of 33 to 64 words.
+    Mid = 1,
+}
+
+impl LeanShape {
+    /// Every shape, in the order of their kernels in [`LeanShape::KERNELS`].
+    pub const ALL: [LeanShape; 2] = [LeanShape::Any, LeanShape::Mid];
+    /// The kernel of each shape (indexed by `shape as usize`).
+    pub const KERNELS: [&'static str; 2] = ["ibp_decode_tiles_lean", "ibp_decode_tiles_lean_mid"];
+
+    /// Whether this shape's kernel decodes coded rows of `words` words.
+    pub fn takes(self, words: u32) -> bool {
+        match self {
+            LeanShape::Any => (1..=64).contains(&words),
+            LeanShape::Mid => (33..=64).contains(&words),
+        }
+    }
+}
+
+/// Which tile kernel a range decode uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TileKernel {
+    /// The one the entry's chunks call for ([`auto_tile_kernel`]): a lean kernel where they allow
+    /// it (see [`LeanShape`]), else `ibp_decode_tiles_pairs` where every coded chunk has a pair
+    /// table, else `ibp_decode_tiles`.
+    Auto,
+    /// `ibp_decode_tiles`: the general kernel, for rows of any shape.
+    General,
+    /// `ibp_decode_tiles_pairs`: the general kernel built for chunks of 32-bit words decoded in
+    /// pairs alone (17 or more whole words per row, `G * n` within the tile table): on the H200
+    /// MiniLM and floret rows of 32-bit words decode 10-14 % faster through it than through
+    /// `ibp_decode_tiles` (bench/GPU_NOTES.md entry 35).
+    GeneralPairs,
+    /// The lean kernel of this shape, whatever the rows of the entry's coded chunks (for tests of
+    /// the kernels' shape checks, and comparisons).
+    Lean(LeanShape),
+}
+
+impl TileKernel {
+    /// A small integer for this choice (stored atomically; the CPU-run launcher's kernel argument
+    /// takes the same values: -1 general, 0 and 1 the lean shapes, 2 the pairs kernel).
+    pub(crate) const fn code(self) -> i8 {
+        match self {
+            TileKernel::Auto => -2,
+            TileKernel::General => -1,
+            TileKernel::Lean(shape) => shape as i8,
+            TileKernel::GeneralPairs => 2,
+        }
+    }
+
+    fn from_code(code: i8) -> TileKernel {
+        match code {
+            -1 => TileKernel::General,
+            0 | 1 => TileKernel::Lean(LeanShape::ALL[code as usize]),
+            2 => TileKernel::GeneralPairs,
+            _ => TileKernel::Auto,
+        }
+    }
+
+    /// The kernel this choice launches for an entry whose own choice is `auto` (a lean kernel only
+    /// where the entry allows one, else the general kernel).
+    pub(crate) fn resolve(self, auto: TileKernel) -> TileKernel {
+        match self {
+            TileKernel::Auto => auto,
+            TileKernel::Lean(_) if !matches!(auto, TileKernel::Lean(_)) => TileKernel::General,
+            other => other,
+        }
+    }
+
+    /// Whether this kernel, chosen for ranges of `layout`, decodes every coded chunk of it rather
+    /// than report `E_LAYOUT` for their tiles (tiles whose records are all raw with no padding are
+    /// copied by every tile kernel).
+    pub fn decodes(self, layout: &EntryLayout) -> bool {
+        let mut coded = layout.chunks.iter().filter(|c| c.group_count > 0);
+        match self.resolve(auto_tile_kernel(layout)) {
+            TileKernel::Lean(shape) => coded.all(|c| shape.takes(c.words_per_row)),
+            TileKernel::GeneralPairs => coded.all(|c| pair_table_chunk(c, layout.row_bytes)),
+            _ => true,
+        }
+    }
+}
+
+/// Whether `ibp_decode_tiles_pairs` takes chunk `c` (of rows of `row_bytes`): 32-bit words, more
+/// than 16 per row (fewer go to the several-rows-per-warp path), whole words, and a table of
+/// `1 <= G * n <= TABLE_MAX_ENTRIES` entries (as the kernel's checks).
+pub(crate) fn pair_table_chunk(c: &crate::layout::ChunkDesc, row_bytes: u64) -> bool {
+    let entries = c.group_count as u64 * c.words_per_row as u64;
+    c.word_bytes == 4
+        && c.words_per_row > 16
+        && c.words_per_row as u64 * 4 == row_bytes
+        && (1..=crate::device::TABLE_MAX_ENTRIES as u64).contains(&entries)
+}
+
+/// The tile kernel for ranges of `layout`: a lean one where [`lean_shape`] allows it, else the
+/// pairs kernel where every coded chunk (at least one) has a pair table ([`pair_table_chunk`]),
+/// else the general kernel.
+pub(crate) fn auto_tile_kernel(layout: &EntryLayout) -> TileKernel {
+    if let Some(shape) = lean_shape(layout) {
+        return TileKernel::Lean(shape);
+    }
+    let mut coded = layout.chunks.iter().filter(|c| c.group_count > 0).peekable();
+    if coded.peek().is_some() && coded.all(|c| pair_table_chunk(c, layout.row_bytes)) {
+        TileKernel::GeneralPairs
+    } else {
+        TileKernel::General
+    }
 }
 
 /// Byte offset of each chunk's decode table (`u64::MAX`: none) and the tables' total size: chunks
@@ -1074,7 +1220,7 @@ mod tests {
     }
 
     #[test]
-    fn lean_tile_kernel_only_for_short_whole_word_rows() {
+    fn lean_tile_kernels_by_row_shape() {
         let mut rng = Rng::new(6);
         let layout_of = |data: &[u8], row_bytes: usize, w: ibp_format::WordWidth, groups: u32| {
             let opts = EncodeOptions {
@@ -1088,24 +1234,40 @@ mod tests {
         };
         let coded = |l: &EntryLayout| l.chunks.iter().filter(|c| c.group_count > 0).count();
         use ibp_format::WordWidth::{W32, W64};
-        // 1-64 whole words per row: lean.
-        for (row_bytes, w) in [(128, W64), (256, W64), (256, W32), (512, W64)] {
+        // 1-64 whole words per row: lean, the mid kernel from 33 words.
+        use LeanShape::{Any, Mid};
+        for (row_bytes, w, shape) in [
+            (128, W64, Any),
+            (256, W64, Any),
+            (132, W32, Mid),
+            (256, W32, Mid),
+            (512, W64, Mid),
+        ] {
             let l = layout_of(&float_rows(&mut rng, 256, row_bytes, 0.02, 4), row_bytes, w, 1);
-            assert!(coded(&l) > 0 && lean_tiles_allowed(&l), "{row_bytes} B W{}", w.bits());
+            assert!(coded(&l) > 0, "{row_bytes} B W{}", w.bits());
+            assert_eq!(lean_shape(&l), Some(shape), "{row_bytes} B W{}", w.bits());
         }
+        // Chunks of both shapes (256 B rows of 32 and of 64 words): the kernel for any shape.
+        let data = float_rows(&mut rng, 256, 256, 0.02, 4);
+        let (mut metas, _) = encode_rows(&data[..128 * 256], 256, &crate::testdata::fixed_width(W64, 1, 4), 64);
+        metas.extend(encode_rows(&data[128 * 256..], 256, &crate::testdata::fixed_width(W32, 1, 4), 64).0);
+        let l = EntryLayout::new(256, &metas).unwrap();
+        assert_eq!(coded(&l), 4);
+        assert_eq!(lean_shape(&l), Some(Any));
         // 65 words, or a partial last word: not lean.
         for (row_bytes, w) in [(520, W64), (260, W32), (252, W64)] {
             let l = layout_of(&float_rows(&mut rng, 256, row_bytes, 0.02, 4), row_bytes, w, 1);
-            assert!(coded(&l) > 0 && !lean_tiles_allowed(&l), "{row_bytes} B W{}", w.bits());
+            assert!(coded(&l) > 0 && lean_shape(&l).is_none(), "{row_bytes} B W{}", w.bits());
         }
         // Raw chunks only (noise): the general kernel; raw chunks beside coded ones: lean.
         let noise: Vec<u8> = (0..128 * 256).map(|_| rng.next_u64() as u8).collect();
         let l = layout_of(&noise, 256, W64, 1);
-        assert!(coded(&l) == 0 && !lean_tiles_allowed(&l));
+        assert!(coded(&l) == 0 && lean_shape(&l).is_none());
         let mut mixed = float_rows(&mut rng, 64, 256, 0.02, 4);
         mixed.extend_from_slice(&noise);
         let l = layout_of(&mixed, 256, W64, 1);
-        assert!(coded(&l) > 0 && coded(&l) < l.chunks.len() && lean_tiles_allowed(&l));
+        assert!(coded(&l) > 0 && coded(&l) < l.chunks.len());
+        assert_eq!(lean_shape(&l), Some(Any));
         // More table entries (G * n) than the kernel holds: not lean.
         let mut many = Vec::new();
         for g in 0..40u8 {
@@ -1119,7 +1281,7 @@ mod tests {
             .max()
             .unwrap();
         assert!(max_entries > crate::device::TABLE_MAX_ENTRIES, "{max_entries} entries");
-        assert!(!lean_tiles_allowed(&l));
+        assert!(lean_shape(&l).is_none());
     }
 
     #[test]

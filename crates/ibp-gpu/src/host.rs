@@ -8,12 +8,12 @@
 //! [`GpuEntry`]: crate::GpuEntry
 
 use crate::entry::{
-    build_layout, failure_error, layout_params, lean_tiles_allowed, range_chunks, read_entry, stage_bytes,
-    table_offsets, tile_starts, tiling, RangeTiles,
+    auto_tile_kernel, build_layout, failure_error, layout_params, range_chunks, read_entry, stage_bytes, table_offsets,
+    tile_starts, tiling, RangeTiles,
 };
 use crate::launch::{self, GatherParams};
 use crate::status::KernelFailure;
-use crate::{EntryLayout, GpuError, GpuResult};
+use crate::{EntryLayout, GpuError, GpuResult, LeanShape};
 use ibp_format::ChunkMeta;
 
 extern "C" {
@@ -28,7 +28,7 @@ extern "C" {
         table_entries: u32,
         blocks: u32,
         smem: u32,
-        lean: i32,
+        kernel: i32,
     );
 }
 
@@ -88,17 +88,11 @@ pub struct HostKernels {
     /// Decode tables `ibp_build_tables` wrote for `ibp_gather`, and each chunk's offset in them.
     tables: Option<(Aligned, Vec<u64>)>,
     stage_bytes: u32,
-    lean_allowed: bool,
+    /// The tile kernel the entry's chunks call for.
+    auto_kernel: TileKernel,
 }
 
-/// Which tile kernel a range decode uses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TileKernel {
-    /// The one a `GpuEntry` picks (`ibp_decode_tiles_lean` where the entry allows it).
-    Auto,
-    /// `ibp_decode_tiles` always (as `GpuEntry::use_general_tile_decoder(true)`).
-    General,
-}
+pub use crate::entry::TileKernel;
 
 impl HostKernels {
     /// Builds the layout (checking each payload's length and CRC, as [`crate::HostEntry::new`]) and
@@ -116,7 +110,7 @@ impl HostKernels {
             payload,
             tables: None,
             stage_bytes: stage_bytes(&layout, SMEM_LIMIT),
-            lean_allowed: lean_tiles_allowed(&layout),
+            auto_kernel: auto_tile_kernel(&layout),
             layout,
         };
         let (offsets, total) = table_offsets(&entry.layout);
@@ -174,9 +168,23 @@ impl HostKernels {
         }
     }
 
-    /// Whether range decodes take `ibp_decode_tiles_lean` (with [`TileKernel::Auto`]).
+    /// Whether range decodes take a lean tile kernel (with [`TileKernel::Auto`]).
     pub fn uses_lean_tiles(&self) -> bool {
-        self.lean_allowed && tiling(&self.layout, true).is_some()
+        self.lean_tile_shape().is_some()
+    }
+
+    /// The lean tile kernel range decodes take with [`TileKernel::Auto`], as a `GpuEntry` would.
+    pub fn lean_tile_shape(&self) -> Option<LeanShape> {
+        match self.auto_kernel {
+            TileKernel::Lean(shape) if tiling(&self.layout, true).is_some() => Some(shape),
+            _ => None,
+        }
+    }
+
+    /// The tile kernel range decodes take with [`TileKernel::Auto`] (never `Auto`), as a `GpuEntry`
+    /// would.
+    pub fn tile_kernel(&self) -> TileKernel {
+        self.auto_kernel
     }
 
     fn params(&self, rows: u64, first_row: u64, count: u64, out: &mut Aligned, status: &mut u64) -> GatherParams {
@@ -233,8 +241,8 @@ impl HostKernels {
         let mut status = 0u64;
         if count > 0 {
             let mut p = self.params(0, first, count, &mut out, &mut status);
-            let lean = kernel == TileKernel::Auto && self.lean_allowed;
-            match tiling(&self.layout, lean) {
+            let kernel = kernel.resolve(self.auto_kernel);
+            match tiling(&self.layout, matches!(kernel, TileKernel::Lean(_))) {
                 Some((tile_rows, tile_bytes, table_entries)) => {
                     let RangeTiles {
                         first_chunk,
@@ -256,7 +264,7 @@ impl HostKernels {
                             table_entries,
                             tiles.clamp(1, MAX_BLOCKS) as u32,
                             smem,
-                            lean as i32,
+                            kernel.code() as i32,
                         )
                     };
                 }
@@ -320,11 +328,14 @@ pub fn decode_container(bytes: &[u8]) -> Result<Decoded, String> {
         };
         let (n, row_bytes) = (entry.layout.row_count, entry.layout.row_bytes as usize);
         let whole = entry.decode_range(0, n, TileKernel::Auto);
-        if entry.uses_lean_tiles() {
+        if entry.tile_kernel() != TileKernel::General {
             let general = entry.decode_range(0, n, TileKernel::General);
             let verdict = |r: &GpuResult<Vec<u8>>| r.as_ref().map_err(|e| e.code()).cloned();
             if verdict(&whole) != verdict(&general) {
-                return Err(format!("entry {e}: the lean and general tile kernels disagree"));
+                return Err(format!(
+                    "entry {e}: the {:?} and general tile kernels disagree",
+                    entry.tile_kernel()
+                ));
             }
         }
         let reversed: Vec<u64> = (0..n).rev().collect();

@@ -25,7 +25,13 @@ pub struct KernelModule {
 pub const GATHER: KernelModule = KernelModule {
     file: "ibp_gather.cu",
     body: include_str!("../../../kernels/ibp_gather.cu"),
-    functions: &["ibp_gather", "ibp_decode_tiles", "ibp_decode_tiles_lean"],
+    functions: &[
+        "ibp_gather",
+        "ibp_decode_tiles",
+        "ibp_decode_tiles_lean",
+        "ibp_decode_tiles_lean_mid",
+        "ibp_decode_tiles_pairs",
+    ],
 };
 
 /// Benchmark baselines (uncompressed gather, record copy).

@@ -36,7 +36,7 @@ pub mod status;
 pub mod testdata;
 
 pub use device::{device_count, driver_present, gpu_unavailable_reason, GpuDevice};
-pub use entry::{GpuEntry, HostEntry, PayloadHome, PendingDecode};
+pub use entry::{GpuEntry, HostEntry, LeanShape, PayloadHome, PendingDecode, TileKernel};
 pub use error::{GpuError, GpuResult};
 pub use layout::EntryLayout;
 pub use pinned::PinnedBuffer;

@@ -309,6 +309,40 @@ pub fn uneven_chunk_entries(rng: &mut Rng) -> Vec<TestEntry> {
         .collect()
 }
 
+/// An entry of 256 B rows whose chunks have rows of two shapes, so range decodes take the lean
+/// kernel for any shape ([`crate::LeanShape::Any`]): chunks of W64 (32 words) and of W32 (64 words)
+/// rows, 1 and 3 groups, then a raw chunk (noise), at A = 16.
+pub fn mixed_shape_entry(rng: &mut Rng) -> TestEntry {
+    use ibp_format::WordWidth::{W32, W64};
+    let row_bytes = 256;
+    let mut data = patterned_rows(rng, 300, row_bytes, 4, 0.1, 0.05);
+    data.extend((0..60 * row_bytes).map(|_| rng.next_u64() as u8));
+    let parts = [
+        (100, fixed_width(W64, 1, 4)),
+        (120, fixed_width(W32, 3, 4)),
+        (80, fixed_width(W32, 1, 4)),
+        (60, fixed_width(W64, 1, 4)),
+    ];
+    let (mut metas, mut payloads, mut at) = (Vec::new(), Vec::new(), 0);
+    for (rows, opts) in &parts {
+        let c = encode_chunk(&data[at..at + rows * row_bytes], row_bytes, opts);
+        at += rows * row_bytes;
+        metas.push(c.meta);
+        payloads.push(c.payload);
+    }
+    let entry = TestEntry::from_chunks(&data, row_bytes, metas, payloads, "mixed shapes 256 B A16".into());
+    let words: Vec<(u32, u32)> = entry.metas.iter().map(|m| (m.words_per_row, m.group_count)).collect();
+    assert!(
+        words.contains(&(32, 1))
+            && words.contains(&(64, 3))
+            && words.contains(&(64, 1))
+            && words.last().unwrap().1 == 0,
+        "{}: chunks (words, groups) {words:?}",
+        entry.label
+    );
+    entry
+}
+
 /// The most runs of free bits (`!Mask`) in one 32-bit half of any Mask word of `metas`.
 pub fn max_free_runs(metas: &[ChunkMeta]) -> u32 {
     let runs = |x: u32| (x & !(x << 1)).count_ones();

@@ -9,10 +9,10 @@ use cudarc::driver::CudaSlice;
 use ibp_codec::{decode_chunk, decode_chunk_rows, DecoderKind, EncodeOptions};
 use ibp_format::{crc32, ChunkMeta, ErrorCode, WordWidth};
 use ibp_gpu::testdata::{
-    encode_rows, few_run_entry, few_run_rows, fixed_width, float_rows, patterned_rows, read_npy, sparse_rows,
-    two_run_rows, uneven_chunk_entries, uniform_rows, Rng, TestEntry, FEW_RUN_SHAPES,
+    encode_rows, few_run_entry, few_run_rows, fixed_width, float_rows, mixed_shape_entry, patterned_rows, read_npy,
+    sparse_rows, two_run_rows, uneven_chunk_entries, uniform_rows, Rng, TestEntry, FEW_RUN_SHAPES,
 };
-use ibp_gpu::{EntryLayout, GpuDevice, GpuEntry, GpuError, HostEntry, PayloadHome};
+use ibp_gpu::{EntryLayout, GpuDevice, GpuEntry, GpuError, HostEntry, LeanShape, PayloadHome, TileKernel};
 use std::sync::Arc;
 
 fn gpu() -> Option<Arc<GpuDevice>> {
@@ -83,6 +83,7 @@ fn check_case(dev: &Arc<GpuDevice>, case: &Case, rng: &mut Rng) -> bool {
             );
             entry.use_general_tile_decoder(false);
         }
+        check_shaped_kernels(&entry, case, &label);
         // Each chunk on its own.
         let stream = dev.new_stream().unwrap();
         for (i, c) in entry.layout().chunks.iter().enumerate() {
@@ -125,6 +126,61 @@ fn check_case(dev: &Arc<GpuDevice>, case: &Case, rng: &mut Rng) -> bool {
     lean
 }
 
+thread_local! {
+    /// Whole-entry decodes by a tile kernel built for other rows than the entry's that reported
+    /// E_LAYOUT, in this test's thread, by kernel: the mid-row lean kernel, the pairs kernel; and the
+    /// entries decoded by the pairs kernel as their own (see [`check_shaped_kernels`]).
+    static SHAPE_REJECTIONS: std::cell::Cell<[usize; 3]> = const { std::cell::Cell::new([0; 3]) };
+}
+
+/// Each tile kernel built for rows of one shape (the lean kernels, the pairs kernel), forced on
+/// the entry: where it takes the rows of every coded chunk ([`TileKernel::decodes`]) it decodes
+/// them as the entry's own kernel does; else it reports E_LAYOUT (counted in `SHAPE_REJECTIONS`)
+/// or gives the right bytes (tiles whose records are all raw with no padding are copied before any
+/// shape check, by every tile kernel). It never gives wrong bytes.
+fn check_shaped_kernels(entry: &GpuEntry, case: &Case, label: &str) {
+    let own = entry.tile_kernel();
+    if own == TileKernel::GeneralPairs {
+        SHAPE_REJECTIONS.with(|r| {
+            let mut counts = r.get();
+            counts[2] += 1;
+            r.set(counts)
+        });
+    }
+    let kernels = [
+        TileKernel::Lean(LeanShape::Any),
+        TileKernel::Lean(LeanShape::Mid),
+        TileKernel::GeneralPairs,
+    ];
+    for kernel in kernels {
+        // (A lean kernel applies only where the entry allows one.)
+        if matches!(kernel, TileKernel::Lean(_)) && !entry.uses_lean_tiles() {
+            continue;
+        }
+        entry.use_tile_kernel(kernel);
+        let got = range_to_host(entry, 0, case.rows());
+        if kernel.decodes(entry.layout()) {
+            assert_eq!(got.unwrap(), case.expected, "{label}: whole entry, {kernel:?} kernel");
+            continue;
+        }
+        assert_ne!(own, kernel, "{label}");
+        match got {
+            Ok(bytes) => assert_eq!(bytes, case.expected, "{label}: whole entry, {kernel:?} kernel"),
+            Err(err) => {
+                assert_eq!(err.code(), Some(ErrorCode::Layout), "{label}: {kernel:?}: {err}");
+                let slot = usize::from(kernel == TileKernel::GeneralPairs);
+                SHAPE_REJECTIONS.with(|r| {
+                    let mut counts = r.get();
+                    counts[slot] += 1;
+                    r.set(counts)
+                });
+            }
+        }
+    }
+    entry.use_tile_kernel(TileKernel::Auto);
+    assert_eq!(entry.tile_kernel(), own);
+}
+
 #[test]
 fn generated_cases_match_cpu_decoder() {
     let Some(dev) = gpu() else { return };
@@ -154,6 +210,12 @@ fn generated_cases_match_cpu_decoder() {
         check_case(&dev, &case, &mut rng);
         cases += 1;
     }
+    // Chunks of rows of 32 and of 64 words: the lean kernel for any shape.
+    let mixed = mixed_shape_entry(&mut rng);
+    let shape = load(&mixed, &dev, PayloadHome::Device).lean_tile_shape();
+    assert_eq!(shape, Some(LeanShape::Any), "{}", mixed.label);
+    lean += usize::from(check_case(&dev, &mixed, &mut rng));
+    cases += 1;
     println!("{cases} generated cases matched the CPU decoder ({lean} with coded chunks through both tile kernels)");
     assert!(
         lean >= 4,
@@ -172,6 +234,7 @@ fn rows_through_the_lean_tile_kernel_match_cpu_decoder() {
     let Some(dev) = gpu() else { return };
     let mut rng = Rng::new(12);
     let (mut cases, mut lean) = (0, 0);
+    let mut shapes = [0usize; 2]; // cases per lean kernel (LeanShape)
     for w in [WordWidth::W8, WordWidth::W16, WordWidth::W32, WordWidth::W64] {
         for words in [2usize, 7, 16, 17, 25, 32, 33, 64, 100] {
             for (groups, align_log2, rows, max_run) in
@@ -181,16 +244,34 @@ fn rows_through_the_lean_tile_kernel_match_cpu_decoder() {
                 let data = two_run_rows(&mut rng, rows, words, w.bytes(), groups, max_run);
                 let opts = fixed_width(w, groups as u32, align_log2);
                 let label = format!("lean W{} n{words} G{groups} A{}", w.bits(), 1 << align_log2);
-                lean += usize::from(check_case(
-                    &dev,
-                    &Case::new(&data, row_bytes, &opts, 256, label),
-                    &mut rng,
-                ));
+                let case = Case::new(&data, row_bytes, &opts, 256, label);
+                // The kernel the host picks: by the rows' words (every chunk has the same).
+                if let Some(shape) = load(&case, &dev, PayloadHome::Device).lean_tile_shape() {
+                    let expected = if words <= 32 { LeanShape::Any } else { LeanShape::Mid };
+                    assert_eq!(shape, expected, "{}", case.label);
+                    shapes[shape as usize] += 1;
+                }
+                lean += usize::from(check_case(&dev, &case, &mut rng));
                 cases += 1;
             }
         }
     }
-    println!("{cases} short-row cases matched the CPU decoder ({lean} with coded chunks through both tile kernels)");
+    let [rejected, pairs_rejected, pairs_own] = SHAPE_REJECTIONS.with(|r| r.get());
+    println!(
+        "{cases} short-row cases matched the CPU decoder ({lean} with coded chunks through both tile kernels; \
+         mid-row kernel {}; {rejected} entries of shorter rows rejected by it)",
+        shapes[1]
+    );
+    assert!(
+        rejected >= 10,
+        "the mid-row kernel rejected only {rejected} entries of shorter rows"
+    );
+    assert!(shapes[0] >= 10 && shapes[1] >= 4, "cases per lean kernel: {shapes:?}");
+    // The W32 rows of 100 words: the pairs kernel's own; the rest it rejects (or copies).
+    assert!(
+        pairs_own >= 2 && pairs_rejected >= 20,
+        "pairs kernel: {pairs_own} entries its own, {pairs_rejected} rejected"
+    );
     assert!(
         2 * lean >= cases,
         "only {lean} of {cases} short-row cases used the lean tile kernel"

@@ -19,9 +19,10 @@ use ibp_codec::{decode_chunk, decode_chunk_rows, DecoderKind, EncodeOptions};
 use ibp_format::{crc32, ErrorCode, WordWidth};
 use ibp_gpu::host::{decode_container, HostKernels, TileKernel};
 use ibp_gpu::testdata::{
-    encode_rows, few_run_entry, few_run_rows, fixed_width, float_rows, patterned_rows, sparse_rows, two_run_rows,
-    uneven_chunk_entries, uniform_rows, Rng, TestEntry, FEW_RUN_SHAPES,
+    encode_rows, few_run_entry, few_run_rows, fixed_width, float_rows, mixed_shape_entry, patterned_rows, sparse_rows,
+    two_run_rows, uneven_chunk_entries, uniform_rows, Rng, TestEntry, FEW_RUN_SHAPES,
 };
+use ibp_gpu::LeanShape;
 use std::path::Path;
 
 type Case = TestEntry;
@@ -43,13 +44,14 @@ fn check_case(case: &Case, rng: &mut Rng) -> bool {
     };
     assert_eq!(all(TileKernel::Auto), case.expected, "{label}: whole entry");
     let lean = entry.uses_lean_tiles();
-    if lean {
+    if entry.tile_kernel() != TileKernel::General {
         assert_eq!(
             all(TileKernel::General),
             case.expected,
             "{label}: whole entry, general kernel"
         );
     }
+    check_shaped_kernels(&entry, case, label);
     // Each chunk on its own (the launch then sees only that chunk's descriptor).
     for (i, c) in entry.layout().chunks.iter().enumerate() {
         let at = c.first_row as usize * case.row_bytes;
@@ -83,6 +85,58 @@ fn check_case(case: &Case, rng: &mut Rng) -> bool {
     assert_eq!(err.code(), Some(ErrorCode::RowIndex), "{label}: {err}");
     assert!(err.to_string().contains("request 1"), "{label}: {err}");
     lean
+}
+
+thread_local! {
+    /// Whole-entry decodes by a tile kernel built for other rows than the entry's that reported
+    /// E_LAYOUT, in this test's thread, by kernel: the mid-row lean kernel, the pairs kernel; and the
+    /// entries decoded by the pairs kernel as their own (see [`check_shaped_kernels`]).
+    static SHAPE_REJECTIONS: std::cell::Cell<[usize; 3]> = const { std::cell::Cell::new([0; 3]) };
+}
+
+/// Each tile kernel built for rows of one shape (the lean kernels, the pairs kernel), forced on
+/// the entry: where it takes the rows of every coded chunk ([`TileKernel::decodes`]) it decodes
+/// them as the entry's own kernel does; else it reports E_LAYOUT (counted in `SHAPE_REJECTIONS`)
+/// or gives the right bytes (tiles whose records are all raw with no padding are copied before any
+/// shape check, by every tile kernel). It never gives wrong bytes.
+fn check_shaped_kernels(entry: &HostKernels, case: &Case, label: &str) {
+    let own = entry.tile_kernel();
+    if own == TileKernel::GeneralPairs {
+        SHAPE_REJECTIONS.with(|r| {
+            let mut counts = r.get();
+            counts[2] += 1;
+            r.set(counts)
+        });
+    }
+    let kernels = [
+        TileKernel::Lean(LeanShape::Any),
+        TileKernel::Lean(LeanShape::Mid),
+        TileKernel::GeneralPairs,
+    ];
+    for kernel in kernels {
+        // (A lean kernel applies only where the entry allows one.)
+        if matches!(kernel, TileKernel::Lean(_)) && !entry.uses_lean_tiles() {
+            continue;
+        }
+        let got = entry.decode_range(0, case.rows(), kernel);
+        if kernel.decodes(entry.layout()) {
+            assert_eq!(got.unwrap(), case.expected, "{label}: whole entry, {kernel:?} kernel");
+            continue;
+        }
+        assert_ne!(own, kernel, "{label}");
+        match got {
+            Ok(bytes) => assert_eq!(bytes, case.expected, "{label}: whole entry, {kernel:?} kernel"),
+            Err(err) => {
+                assert_eq!(err.code(), Some(ErrorCode::Layout), "{label}: {kernel:?}: {err}");
+                let slot = usize::from(kernel == TileKernel::GeneralPairs);
+                SHAPE_REJECTIONS.with(|r| {
+                    let mut counts = r.get();
+                    counts[slot] += 1;
+                    r.set(counts)
+                });
+            }
+        }
+    }
 }
 
 #[test]
@@ -195,6 +249,16 @@ fn generated_cases_match_cpu_decoder() {
         check_case(&case, &mut rng);
         cases += 1;
     }
+    // Chunks of rows of 32 and of 64 words: the lean kernel for any shape.
+    let mixed = mixed_shape_entry(&mut rng);
+    assert_eq!(load(&mixed).lean_tile_shape(), Some(LeanShape::Any));
+    lean += usize::from(check_case(&mixed, &mut rng));
+    // The shaped kernels rejected entries of other rows, and the pairs kernel decoded some.
+    let [mid_rejected, pairs_rejected, pairs_own] = SHAPE_REJECTIONS.with(|r| r.get());
+    assert!(
+        mid_rejected >= 5 && pairs_rejected >= 10 && pairs_own >= 3,
+        "mid kernel rejected {mid_rejected}, pairs kernel rejected {pairs_rejected} entries; {pairs_own} own"
+    );
     assert!(lean >= 10, "only {lean} of {cases} cases took the lean tile kernel");
     println!("{cases} cases, {lean} through the lean tile kernel (and the general one)");
 }

@@ -69,6 +69,8 @@ const AB_SWITCHES: [&[&str]; 3] = [
         "-DIBP_LEAN_HOIST=0",
         "-DIBP_LEAN_UNIFORM_T=0",
         "-DIBP_GATHER_LEAN_LOOKUP=0",
+        "-DIBP_LEAN_SHAPED=0",
+        "-DIBP_TILES_PAIRS_KERNEL=0",
     ],
     &["-DIBP_LEAN_HOIST=2"],
     &["-DIBP_LEAN_HOIST=4"],

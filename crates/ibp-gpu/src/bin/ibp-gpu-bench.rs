@@ -30,7 +30,7 @@ use ibp_codec::EncodeOptions;
 use ibp_format::ChunkMeta;
 use ibp_gpu::baselines::{copy_records, raw_gather, Source};
 use ibp_gpu::testdata::{encode_rows, float_rows, read_npy, sparse_rows, Rng};
-use ibp_gpu::{GpuDevice, GpuEntry, HostEntry, PayloadHome, PendingDecode, PinnedBuffer};
+use ibp_gpu::{GpuDevice, GpuEntry, HostEntry, LeanShape, PayloadHome, PendingDecode, PinnedBuffer, TileKernel};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -396,6 +396,11 @@ struct WholeRow {
     d2d: f64,
     /// The general tile kernel's decode where the entry uses the lean one (same run).
     general: Option<f64>,
+    /// The lean kernel the entry uses (`None`: the general one).
+    kernel: TileKernel,
+    /// The same decoder built for rows of any shape, where the entry uses one built for its rows
+    /// (the mid-row lean kernel, the pairs kernel; same run).
+    any_shape: Option<f64>,
 }
 
 fn main() {
@@ -633,15 +638,29 @@ fn main() {
             ent_d.decode_all(&mut all, &stream).unwrap().wait().unwrap();
             let got = stream.clone_dtoh(&all.slice(..ds.base.len().min(raw_len))).unwrap();
             assert_eq!(got, &ds.base[..got.len()], "{}: whole-entry decode differs", ds.name);
-            // The general tile kernel on the same entry, where the lean one is in use.
-            let general = ent_d.uses_lean_tiles().then(|| {
-                ent_d.use_general_tile_decoder(true);
+            // Another tile kernel on the same entry, checked and timed.
+            let mut other = |kernel: TileKernel| {
+                ent_d.use_tile_kernel(kernel);
                 let t = time_gpu(&stream, reps, || Some(ent_d.decode_all(&mut all, &stream).unwrap()));
                 let got = stream.clone_dtoh(&all.slice(..ds.base.len().min(raw_len))).unwrap();
-                assert_eq!(got, &ds.base[..got.len()], "{}: general tile kernel differs", ds.name);
-                ent_d.use_general_tile_decoder(false);
+                assert_eq!(
+                    got,
+                    &ds.base[..got.len()],
+                    "{}: {kernel:?} tile kernel differs",
+                    ds.name
+                );
+                ent_d.use_tile_kernel(TileKernel::Auto);
                 gbps(raw_len, t)
-            });
+            };
+            // The general tile kernel, where the lean one is in use; the same decoder built for any
+            // row shape, where the entry uses one built for its rows.
+            let kernel = ent_d.tile_kernel();
+            let general = ent_d.uses_lean_tiles().then(|| other(TileKernel::General));
+            let any_shape = match kernel {
+                TileKernel::Lean(LeanShape::Mid) => Some(other(TileKernel::Lean(LeanShape::Any))),
+                TileKernel::GeneralPairs => Some(other(TileKernel::General)),
+                _ => None,
+            };
             let w = WholeRow {
                 name: ds.name.clone(),
                 rb,
@@ -650,6 +669,8 @@ fn main() {
                 decode: gbps(raw_len, dec),
                 d2d: gbps(raw_len, d2d),
                 general,
+                kernel,
+                any_shape,
             };
             println!(
                 "whole entry from device memory: decode {:.0} GB/s, D2D copy {:.0} GB/s",
@@ -717,16 +738,20 @@ fn main() {
     }
     println!("\n### Whole-entry decode from device memory (GB/s of uncompressed rows)\n");
     println!(
-        "| dataset | row B | A | saved % | IBP decode | D2D copy of output size | decode/D2D | kernel | general kernel/D2D |"
+        "| dataset | row B | A | saved % | IBP decode | D2D copy of output size | decode/D2D | kernel | general kernel/D2D | any-shape kernel/D2D |"
     );
-    println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+    println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+    let ratio = |x: Option<f64>, d2d: f64| x.map_or("-".to_string(), |g| format!("{:.2}", g / d2d));
     for w in &whole_rows {
-        let (kernel, general) = match w.general {
-            Some(g) => ("lean", format!("{:.2}", g / w.d2d)),
-            None => ("general", "-".to_string()),
+        let kernel = match w.kernel {
+            TileKernel::Lean(LeanShape::Any) => "lean",
+            TileKernel::Lean(LeanShape::Mid) => "lean mid",
+            TileKernel::GeneralPairs => "general pairs",
+            TileKernel::General | TileKernel::Auto => "general",
         };
+        let (general, any_shape) = (ratio(w.general, w.d2d), ratio(w.any_shape, w.d2d));
         println!(
-            "| {} | {} | {} | {:.1} | {:.0} | {:.0} | {:.2} | {kernel} | {general} |",
+            "| {} | {} | {} | {:.1} | {:.0} | {:.0} | {:.2} | {kernel} | {general} | {any_shape} |",
             w.name,
             w.rb,
             w.align,
