@@ -3,8 +3,9 @@
 #![forbid(unsafe_code)]
 
 use crate::error::{GpuError, GpuResult};
-use crate::nvrtc;
+use crate::{kernel_cache, nvrtc};
 use std::collections::HashMap;
+use std::path::Path;
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// `kernels/ibp_status.h`: status codes and shared structs, prepended to every module.
@@ -80,7 +81,8 @@ pub fn extra_options_from_env() -> Vec<String> {
 }
 
 /// Compiles `module` for `sm_{major}{minor}` (plus [`extra_options_from_env`]), caching the cubin
-/// per (module, architecture) for the life of the process.
+/// per (module, architecture) for the life of the process, and on disk across processes where the
+/// environment names a cache directory ([`crate::kernel_cache`]).
 pub fn compile(module: &KernelModule, major: i32, minor: i32) -> GpuResult<Arc<Vec<u8>>> {
     type Cache = Mutex<HashMap<(&'static str, i32, i32), Arc<Vec<u8>>>>;
     static CACHE: OnceLock<Cache> = OnceLock::new();
@@ -89,17 +91,42 @@ pub fn compile(module: &KernelModule, major: i32, minor: i32) -> GpuResult<Arc<V
     if let Some(c) = cache.lock().expect("kernel cache poisoned").get(&key) {
         return Ok(c.clone());
     }
-    if !nvrtc::nvrtc_present() {
-        return Err(GpuError::NoGpu("NVRTC (libnvrtc) not found".into()));
-    }
-    let mut options = compile_options(major, minor);
-    options.extend(extra_options_from_env());
-    let compiled =
-        nvrtc::compile_cubin(&module.full_source(), module.file, &options).map_err(|log| GpuError::Compile {
-            module: module.file.into(),
-            log,
-        })?;
-    let cubin = Arc::new(compiled.cubin);
+    let dir = kernel_cache::cache_dir_from_env();
+    let (cubin, _) = compile_cached(module, major, minor, dir.as_deref())?;
     cache.lock().expect("kernel cache poisoned").insert(key, cubin.clone());
     Ok(cubin)
+}
+
+/// Compiles `module` for `sm_{major}{minor}` (plus [`extra_options_from_env`]) through the cubin
+/// cache in `cache_dir` (none: always NVRTC); returns the cubin and whether it came from the cache.
+/// A cache file that cannot be read or does not match is replaced; one that cannot be written is
+/// skipped.
+pub fn compile_cached(
+    module: &KernelModule,
+    major: i32,
+    minor: i32,
+    cache_dir: Option<&Path>,
+) -> GpuResult<(Arc<Vec<u8>>, bool)> {
+    let version = nvrtc::nvrtc_version().ok_or_else(|| GpuError::NoGpu("NVRTC (libnvrtc) not found".into()))?;
+    let mut options = compile_options(major, minor);
+    options.extend(extra_options_from_env());
+    let source = module.full_source();
+    let cached = cache_dir.map(|dir| {
+        let key = kernel_cache::cache_key(module.file, &source, &options, version);
+        let path = kernel_cache::cache_path(dir, module.file, &format!("sm_{major}{minor}"), &key);
+        (key, path)
+    });
+    if let Some((key, path)) = &cached {
+        if let Some(cubin) = kernel_cache::load(path, key) {
+            return Ok((Arc::new(cubin), true));
+        }
+    }
+    let compiled = nvrtc::compile_cubin(&source, module.file, &options).map_err(|log| GpuError::Compile {
+        module: module.file.into(),
+        log,
+    })?;
+    if let Some((key, path)) = &cached {
+        let _ = kernel_cache::store(path, key, &compiled.cubin);
+    }
+    Ok((Arc::new(compiled.cubin), false))
 }

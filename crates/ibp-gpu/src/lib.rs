@@ -27,6 +27,7 @@ pub mod error;
 mod ffi_probe;
 #[cfg(feature = "host-kernels")]
 pub mod host;
+pub mod kernel_cache;
 pub mod kernels;
 mod launch;
 pub mod layout;

@@ -96,3 +96,35 @@ fn ab_switches_compile_for_sm90() {
         );
     }
 }
+
+/// The cubin cache on disk: a second compile of a module is read from the cache (the same bytes),
+/// and a damaged cache file is compiled again and replaced, never loaded.
+#[test]
+fn kernel_cache_serves_a_second_compile() {
+    if !nvrtc_or_skip("the kernel cache was") {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("ibp-nvrtc-cache-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let module = &ibp_gpu::kernels::BASELINES;
+    let compile = || ibp_gpu::kernels::compile_cached(module, 9, 0, Some(&dir)).expect("compiles");
+    let (first, cached) = compile();
+    assert!(!cached, "nothing cached yet");
+    let files: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    let (second, cached) = compile();
+    assert!(cached, "the second compile comes from the cache");
+    assert_eq!(first, second);
+    // A damaged file: compiled again (an ELF image again, not the damaged bytes) and rewritten.
+    let mut bytes = std::fs::read(&files[0]).unwrap();
+    let at = bytes.len() - 100;
+    bytes[at] ^= 0xff;
+    std::fs::write(&files[0], &bytes).unwrap();
+    let (third, cached) = compile();
+    assert!(!cached, "a damaged cache file is not used");
+    assert_eq!(&third[..4], b"\x7fELF");
+    assert!(compile().1, "the damaged file was replaced");
+    // No cache directory: always NVRTC.
+    assert!(!ibp_gpu::kernels::compile_cached(module, 9, 0, None).unwrap().1);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
