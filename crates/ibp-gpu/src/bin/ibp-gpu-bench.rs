@@ -405,6 +405,7 @@ struct WholeRow {
 
 fn main() {
     let args = parse_args();
+    let opened = std::time::Instant::now();
     let dev = match GpuDevice::new(0) {
         Ok(d) => d,
         Err(e) if e.is_no_gpu() => {
@@ -415,10 +416,12 @@ fn main() {
     };
     let (maj, min) = dev.compute_capability();
     println!(
-        "device 0: {} (sm_{maj}{min}, {} SMs), {} device(s)",
+        "device 0: {} (sm_{maj}{min}, {} SMs), {} device(s); opened with its kernels in {:.1} s (kernel cache: {})",
         dev.name(),
         dev.sm_count(),
-        ibp_gpu::device_count().unwrap()
+        ibp_gpu::device_count().unwrap(),
+        opened.elapsed().as_secs_f64(),
+        ibp_gpu::kernel_cache::cache_dir_from_env().map_or("off".into(), |d| d.display().to_string())
     );
     for (k, regs, local, smem) in dev.kernel_attributes() {
         println!("kernel {k}: {regs} registers, {local} B local memory, {smem} B static shared");
