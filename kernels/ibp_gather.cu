@@ -1187,13 +1187,17 @@ struct TileCtx {
     bool pairs;                // W = 32 chunk with a pair table (IBP_TILE_W32_PAIRS): entries per group P = ceil(n/2)
 };
 
-// Rows of at most IBP_TILE_SMALL_ROWS words through a table whose entries all have the same F: a
-// segment of S = the next power of two >= n lanes per row, 32 / S rows per warp pass (a row of 8
-// words keeps 8 lanes busy, not 32 idle rounds). Lane j of a segment handles word j; its field starts
-// at n + F*j + D * (non-participating words before j). Same checks, order and codes as
+// Rows of at most IBP_TILE_SMALL_ROWS words through a table: a segment of S = the next power of
+// two >= n lanes per row, 32 / S rows per warp pass (a row of 8 words keeps 8 lanes busy, not 32
+// idle rounds). Lane j of a segment handles word j; its field starts at n + the field lengths of
+// words 0 .. j-1: with one F everywhere (t.uniform_f) n + F*j + D * (non-participating words before
+// j), else by a scan within the segment (IBP_SMALL_ROWS_ANY_F). Same checks, order and codes as
 // decode_tile_rows and decode_table_row. Taken only when n == ceil(row_bytes / WB) (t.n_ok).
 #ifndef IBP_TILE_SMALL_ROWS
 #define IBP_TILE_SMALL_ROWS 16  // at most 32
+#endif
+#ifndef IBP_SMALL_ROWS_ANY_F
+#define IBP_SMALL_ROWS_ANY_F 1  // 0: only tables with one F take decode_small_rows (GPU_NOTES entry 37)
 #endif
 template <int WB>
 __device__ __forceinline__ void decode_small_rows(const IbpGatherParams& prm, const TileCtx& t, ibp_u32 warp, ibp_u32 lane) {
@@ -1234,7 +1238,19 @@ __device__ __forceinline__ void decode_small_rows(const IbpGatherParams& prm, co
         const bool p = !raw && !((np >> j) & 1u);
         // A raw row's word j is bytes j*WB ..; a coded row's field as above (read at the record's
         // end when a corrupt record puts it past it).
-        const ibp_u32 r = raw ? j * W : n + F * j + (W - F) * (ibp_u32)__popc(np & lt);
+        ibp_u32 r;
+        if (t.uniform_f) {
+            r = raw ? j * W : n + F * j + (W - F) * (ibp_u32)__popc(np & lt);
+        } else {
+            // Exclusive scan of the field lengths within the segment (words past n count 0).
+            const ibp_u32 f = j < n ? (p ? F : W) : 0u;
+            ibp_u32 x = f;
+            for (ibp_u32 d = 1; d < S; d <<= 1) {
+                const ibp_u32 y = __shfl_up_sync(FULL_MASK, x, d);
+                if (j >= d) x += y;
+            }
+            r = (raw ? 0u : n) + x - f;
+        }
         const ibp_u32 end = r + (p ? F : W);
         bool partial_bad = false;
         if (row_ok && j < n && code == IBP_STATUS_OK) {
@@ -1268,7 +1284,7 @@ template <int WB, bool PAIRS_ONLY = false>
 __device__ __forceinline__ void decode_tile_rows(const IbpGatherParams& prm, const TileCtx& t, ibp_u32 warp, ibp_u32 lane) {
 #if IBP_TILE_SMALL_ROWS
     // n >= 1 (a table has entries); n_ok: the words cover exactly the row's bytes, raw rows too.
-    if (!PAIRS_ONLY && t.use_table && t.uniform_f && t.n_ok && t.n <= IBP_TILE_SMALL_ROWS) {
+    if (!PAIRS_ONLY && t.use_table && (t.uniform_f || IBP_SMALL_ROWS_ANY_F) && t.n_ok && t.n <= IBP_TILE_SMALL_ROWS) {
         decode_small_rows<WB>(prm, t, warp, lane);
         return;
     }
@@ -1878,7 +1894,8 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
             const bool lean = (table_ok && t.n_ok && n <= 64 && shape_ok && prm.row_bytes == n * wb) || G == 0;
             if (!lean) {
                 for (ibp_u32 row = threadIdx.x; row < nrows; row += IBP_TILE_THREADS) ibp_report(prm.status, t.k0 + row, IBP_STATUS_LAYOUT);
-            } else if (IBP_LEAN_SMALL_ROWS && SHAPE != IBP_LEAN_MID && G != 0 && t.uniform_f && n <= IBP_TILE_SMALL_ROWS) switch (wb) {
+            } else if (IBP_LEAN_SMALL_ROWS && SHAPE != IBP_LEAN_MID && G != 0 && (t.uniform_f || IBP_SMALL_ROWS_ANY_F) &&
+                       n <= IBP_TILE_SMALL_ROWS) switch (wb) {
                 case 1: decode_small_rows<1>(prm, t, warp, lane); break;
                 case 2: decode_small_rows<2>(prm, t, warp, lane); break;
                 case 4: decode_small_rows<4>(prm, t, warp, lane); break;

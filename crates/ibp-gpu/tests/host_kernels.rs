@@ -209,6 +209,38 @@ fn generated_cases_match_cpu_decoder() {
         uniform_long >= 4,
         "only {uniform_long} uniform chunks of G = 1 and > 32 words"
     );
+    // Rows of 2-16 words whose positions have different field lengths: several rows per warp pass
+    // with a scan of the field lengths within each row's lanes (decode_small_rows), in the lean
+    // kernel (whole words) and the general one (a partial last word), with raw rows among them.
+    let mut small_any_f = 0;
+    for (w, words, groups, align_log2, trim) in [
+        (WordWidth::W64, 8usize, 1u32, 4u8, 0usize),
+        (WordWidth::W16, 16, 3, 0, 0),
+        (WordWidth::W32, 7, 1, 0, 1),
+        (WordWidth::W8, 13, 2, 4, 0),
+        (WordWidth::W64, 2, 1, 7, 3),
+    ] {
+        let wb = w.bytes();
+        let row_bytes = words * wb - trim;
+        let full = patterned_rows(&mut rng, 200, words * wb, wb, 0.1, 0.05);
+        let data: Vec<u8> = full.chunks(words * wb).flat_map(|r| r[..row_bytes].to_vec()).collect();
+        let label = format!("small rows W{} {row_bytes} B G{groups} A{}", w.bits(), 1 << align_log2);
+        let case = Case::new(&data, row_bytes, &fixed_width(w, groups, align_log2), 64, label);
+        small_any_f += case
+            .metas
+            .iter()
+            .filter(|m| {
+                let f = |x: &u64| m.word_width.bits() - x.count_ones();
+                m.group_count > 0 && m.masks.iter().any(|x| f(x) != f(&m.masks[0]))
+            })
+            .count();
+        lean += usize::from(check_case(&case, &mut rng));
+        cases += 1;
+    }
+    assert!(
+        small_any_f >= 8,
+        "only {small_any_f} coded chunks of short rows with several F"
+    );
     // Positions with 3-4 runs of free bits in a 32-bit half (decoded by deposit_runs) and with 5-8
     // (the run-by-run loop): lean rows, a pair table (W32 n40 in the general kernel), long rows.
     for shape in FEW_RUN_SHAPES {

@@ -71,6 +71,7 @@ const AB_SWITCHES: [&[&str]; 3] = [
         "-DIBP_GATHER_LEAN_LOOKUP=0",
         "-DIBP_LEAN_SHAPED=0",
         "-DIBP_TILES_PAIRS_KERNEL=0",
+        "-DIBP_SMALL_ROWS_ANY_F=0",
     ],
     &["-DIBP_LEAN_HOIST=2"],
     &["-DIBP_LEAN_HOIST=4"],
