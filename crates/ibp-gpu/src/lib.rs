@@ -9,6 +9,7 @@
 //!   mapped host memory) with [`gather`](GpuEntry::gather), range, chunk and whole-entry decodes,
 //!   asynchronous on the caller's stream into the caller's buffer.
 //! - [`baselines`]: copy kernels used by the benchmark (uncompressed gather, record copy).
+//! - [`kernel_cache`]: compiled kernels kept on disk across processes (`IBP_KERNEL_CACHE`).
 //!
 //! `examples/gather.rs` walks through a zero-copy gather from a `.ibp` file, checked against the CPU
 //! reader.
