@@ -822,7 +822,7 @@ impl LeanShape {
 /// Which tile kernel a range decode uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TileKernel {
-    /// The one the entry's chunks call for ([`auto_tile_kernel`]): a lean kernel where they allow
+    /// The one the entry's chunks call for: a lean kernel where they allow
     /// it (see [`LeanShape`]), else `ibp_decode_tiles_pairs` where every coded chunk has a pair
     /// table, else `ibp_decode_tiles`.
     Auto,
