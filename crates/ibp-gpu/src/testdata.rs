@@ -343,6 +343,75 @@ pub fn mixed_shape_entry(rng: &mut Rng) -> TestEntry {
     entry
 }
 
+std::thread_local! {
+    /// See [`shaped_kernel_counts`].
+    static SHAPE_COUNTS: std::cell::Cell<[usize; 3]> = const { std::cell::Cell::new([0; 3]) };
+}
+
+/// What [`check_shaped_kernels`] has seen in this thread (each test runs in a thread of its own):
+/// whole-entry decodes that the mid-row lean kernel and the pairs kernel rejected with E_LAYOUT,
+/// and entries whose own kernel is the pairs kernel.
+pub fn shaped_kernel_counts() -> [usize; 3] {
+    SHAPE_COUNTS.with(|c| c.get())
+}
+
+fn count_shaped(slot: usize) {
+    SHAPE_COUNTS.with(|c| {
+        let mut counts = c.get();
+        counts[slot] += 1;
+        c.set(counts)
+    });
+}
+
+/// Each tile kernel built for rows of one shape (the lean kernels, the pairs kernel), forced on an
+/// entry through `decode` (the whole entry with that kernel): where it takes the rows of every coded
+/// chunk ([`crate::TileKernel::decodes`]) it gives `expected`, as the entry's own kernel `own`
+/// does; else it reports E_LAYOUT (counted, see [`shaped_kernel_counts`]) or gives `expected`
+/// (tiles whose records are all raw with no padding are copied before any shape check, by every
+/// tile kernel). It never gives wrong bytes. `lean`: the entry allows a lean kernel at all.
+pub fn check_shaped_kernels(
+    layout: &crate::EntryLayout,
+    own: crate::TileKernel,
+    lean: bool,
+    expected: &[u8],
+    label: &str,
+    mut decode: impl FnMut(crate::TileKernel) -> crate::GpuResult<Vec<u8>>,
+) {
+    use crate::{LeanShape, TileKernel};
+    if own == TileKernel::GeneralPairs {
+        count_shaped(2);
+    }
+    for kernel in [
+        TileKernel::Lean(LeanShape::Any),
+        TileKernel::Lean(LeanShape::Mid),
+        TileKernel::GeneralPairs,
+    ] {
+        // (A lean kernel applies only where the entry allows one.)
+        if matches!(kernel, TileKernel::Lean(_)) && !lean {
+            continue;
+        }
+        let got = decode(kernel);
+        if kernel.decodes(layout) {
+            assert_eq!(got.unwrap(), expected, "{label}: whole entry, {kernel:?} kernel");
+            continue;
+        }
+        assert_ne!(own, kernel, "{label}");
+        match got {
+            Ok(bytes) => assert_eq!(bytes, expected, "{label}: whole entry, {kernel:?} kernel"),
+            Err(err) => {
+                assert_eq!(err.code(), Some(ErrorCode::Layout), "{label}: {kernel:?}: {err}");
+                count_shaped(usize::from(kernel == TileKernel::GeneralPairs));
+            }
+        }
+    }
+}
+
+/// Whether every position of a coded chunk has the same field length F (free bits of its Mask).
+pub fn one_field_length(m: &ChunkMeta) -> bool {
+    let f = |x: &u64| m.word_width.bits() - x.count_ones();
+    m.group_count > 0 && m.masks.iter().all(|x| f(x) == f(&m.masks[0]))
+}
+
 /// The most runs of free bits (`!Mask`) in one 32-bit half of any Mask word of `metas`.
 pub fn max_free_runs(metas: &[ChunkMeta]) -> u32 {
     let runs = |x: u32| (x & !(x << 1)).count_ones();

@@ -12,7 +12,7 @@ use ibp_gpu::testdata::{
     encode_rows, few_run_entry, few_run_rows, fixed_width, float_rows, mixed_shape_entry, patterned_rows, read_npy,
     sparse_rows, two_run_rows, uneven_chunk_entries, uniform_rows, Rng, TestEntry, FEW_RUN_SHAPES,
 };
-use ibp_gpu::{EntryLayout, GpuDevice, GpuEntry, GpuError, HostEntry, LeanShape, PayloadHome, TileKernel};
+use ibp_gpu::{testdata, EntryLayout, GpuDevice, GpuEntry, GpuError, HostEntry, LeanShape, PayloadHome, TileKernel};
 use std::sync::Arc;
 
 fn gpu() -> Option<Arc<GpuDevice>> {
@@ -126,57 +126,12 @@ fn check_case(dev: &Arc<GpuDevice>, case: &Case, rng: &mut Rng) -> bool {
     lean
 }
 
-thread_local! {
-    /// Whole-entry decodes by a tile kernel built for other rows than the entry's that reported
-    /// E_LAYOUT, in this test's thread, by kernel: the mid-row lean kernel, the pairs kernel; and the
-    /// entries decoded by the pairs kernel as their own (see [`check_shaped_kernels`]).
-    static SHAPE_REJECTIONS: std::cell::Cell<[usize; 3]> = const { std::cell::Cell::new([0; 3]) };
-}
-
-/// Each tile kernel built for rows of one shape (the lean kernels, the pairs kernel), forced on
-/// the entry: where it takes the rows of every coded chunk ([`TileKernel::decodes`]) it decodes
-/// them as the entry's own kernel does; else it reports E_LAYOUT (counted in `SHAPE_REJECTIONS`)
-/// or gives the right bytes (tiles whose records are all raw with no padding are copied before any
-/// shape check, by every tile kernel). It never gives wrong bytes.
 fn check_shaped_kernels(entry: &GpuEntry, case: &Case, label: &str) {
-    let own = entry.tile_kernel();
-    if own == TileKernel::GeneralPairs {
-        SHAPE_REJECTIONS.with(|r| {
-            let mut counts = r.get();
-            counts[2] += 1;
-            r.set(counts)
-        });
-    }
-    let kernels = [
-        TileKernel::Lean(LeanShape::Any),
-        TileKernel::Lean(LeanShape::Mid),
-        TileKernel::GeneralPairs,
-    ];
-    for kernel in kernels {
-        // (A lean kernel applies only where the entry allows one.)
-        if matches!(kernel, TileKernel::Lean(_)) && !entry.uses_lean_tiles() {
-            continue;
-        }
+    let (own, lean) = (entry.tile_kernel(), entry.uses_lean_tiles());
+    testdata::check_shaped_kernels(entry.layout(), own, lean, &case.expected, label, |kernel| {
         entry.use_tile_kernel(kernel);
-        let got = range_to_host(entry, 0, case.rows());
-        if kernel.decodes(entry.layout()) {
-            assert_eq!(got.unwrap(), case.expected, "{label}: whole entry, {kernel:?} kernel");
-            continue;
-        }
-        assert_ne!(own, kernel, "{label}");
-        match got {
-            Ok(bytes) => assert_eq!(bytes, case.expected, "{label}: whole entry, {kernel:?} kernel"),
-            Err(err) => {
-                assert_eq!(err.code(), Some(ErrorCode::Layout), "{label}: {kernel:?}: {err}");
-                let slot = usize::from(kernel == TileKernel::GeneralPairs);
-                SHAPE_REJECTIONS.with(|r| {
-                    let mut counts = r.get();
-                    counts[slot] += 1;
-                    r.set(counts)
-                });
-            }
-        }
-    }
+        range_to_host(entry, 0, case.rows())
+    });
     entry.use_tile_kernel(TileKernel::Auto);
     assert_eq!(entry.tile_kernel(), own);
 }
@@ -256,7 +211,7 @@ fn rows_through_the_lean_tile_kernel_match_cpu_decoder() {
             }
         }
     }
-    let [rejected, pairs_rejected, pairs_own] = SHAPE_REJECTIONS.with(|r| r.get());
+    let [rejected, pairs_rejected, pairs_own] = testdata::shaped_kernel_counts();
     println!(
         "{cases} short-row cases matched the CPU decoder ({lean} with coded chunks through both tile kernels; \
          mid-row kernel {}; {rejected} entries of shorter rows rejected by it)",
@@ -329,8 +284,7 @@ fn uniform_field_lengths_match_cpu_decoder() {
     // warp) and of > 32 words (round pairs).
     let (mut small, mut long) = (0, 0);
     for m in cases.iter().flat_map(|c| &c.metas) {
-        let f = |x: &u64| m.word_width.bits() - x.count_ones();
-        if m.group_count > 0 && m.masks.iter().all(|x| f(x) == f(&m.masks[0])) {
+        if testdata::one_field_length(m) {
             small += usize::from(m.words_per_row <= 16);
             long += usize::from(m.words_per_row > 32);
         }

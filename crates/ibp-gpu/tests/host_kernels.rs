@@ -22,7 +22,7 @@ use ibp_gpu::testdata::{
     encode_rows, few_run_entry, few_run_rows, fixed_width, float_rows, mixed_shape_entry, patterned_rows, sparse_rows,
     two_run_rows, uneven_chunk_entries, uniform_rows, Rng, TestEntry, FEW_RUN_SHAPES,
 };
-use ibp_gpu::LeanShape;
+use ibp_gpu::{testdata, LeanShape};
 use std::path::Path;
 
 type Case = TestEntry;
@@ -87,56 +87,11 @@ fn check_case(case: &Case, rng: &mut Rng) -> bool {
     lean
 }
 
-thread_local! {
-    /// Whole-entry decodes by a tile kernel built for other rows than the entry's that reported
-    /// E_LAYOUT, in this test's thread, by kernel: the mid-row lean kernel, the pairs kernel; and the
-    /// entries decoded by the pairs kernel as their own (see [`check_shaped_kernels`]).
-    static SHAPE_REJECTIONS: std::cell::Cell<[usize; 3]> = const { std::cell::Cell::new([0; 3]) };
-}
-
-/// Each tile kernel built for rows of one shape (the lean kernels, the pairs kernel), forced on
-/// the entry: where it takes the rows of every coded chunk ([`TileKernel::decodes`]) it decodes
-/// them as the entry's own kernel does; else it reports E_LAYOUT (counted in `SHAPE_REJECTIONS`)
-/// or gives the right bytes (tiles whose records are all raw with no padding are copied before any
-/// shape check, by every tile kernel). It never gives wrong bytes.
 fn check_shaped_kernels(entry: &HostKernels, case: &Case, label: &str) {
-    let own = entry.tile_kernel();
-    if own == TileKernel::GeneralPairs {
-        SHAPE_REJECTIONS.with(|r| {
-            let mut counts = r.get();
-            counts[2] += 1;
-            r.set(counts)
-        });
-    }
-    let kernels = [
-        TileKernel::Lean(LeanShape::Any),
-        TileKernel::Lean(LeanShape::Mid),
-        TileKernel::GeneralPairs,
-    ];
-    for kernel in kernels {
-        // (A lean kernel applies only where the entry allows one.)
-        if matches!(kernel, TileKernel::Lean(_)) && !entry.uses_lean_tiles() {
-            continue;
-        }
-        let got = entry.decode_range(0, case.rows(), kernel);
-        if kernel.decodes(entry.layout()) {
-            assert_eq!(got.unwrap(), case.expected, "{label}: whole entry, {kernel:?} kernel");
-            continue;
-        }
-        assert_ne!(own, kernel, "{label}");
-        match got {
-            Ok(bytes) => assert_eq!(bytes, case.expected, "{label}: whole entry, {kernel:?} kernel"),
-            Err(err) => {
-                assert_eq!(err.code(), Some(ErrorCode::Layout), "{label}: {kernel:?}: {err}");
-                let slot = usize::from(kernel == TileKernel::GeneralPairs);
-                SHAPE_REJECTIONS.with(|r| {
-                    let mut counts = r.get();
-                    counts[slot] += 1;
-                    r.set(counts)
-                });
-            }
-        }
-    }
+    let (own, lean) = (entry.tile_kernel(), entry.uses_lean_tiles());
+    testdata::check_shaped_kernels(entry.layout(), own, lean, &case.expected, label, |kernel| {
+        entry.decode_range(0, case.rows(), kernel)
+    });
 }
 
 #[test]
@@ -195,10 +150,7 @@ fn generated_cases_match_cpu_decoder() {
                 uniform_long += case
                     .metas
                     .iter()
-                    .filter(|m| {
-                        let f = |x: &u64| m.word_width.bits() - x.count_ones();
-                        m.group_count == 1 && m.words_per_row > 32 && m.masks.iter().all(|x| f(x) == f(&m.masks[0]))
-                    })
+                    .filter(|m| m.group_count == 1 && m.words_per_row > 32 && testdata::one_field_length(m))
                     .count();
                 lean += usize::from(check_case(&case, &mut rng));
                 cases += 1;
@@ -229,10 +181,7 @@ fn generated_cases_match_cpu_decoder() {
         small_any_f += case
             .metas
             .iter()
-            .filter(|m| {
-                let f = |x: &u64| m.word_width.bits() - x.count_ones();
-                m.group_count > 0 && m.masks.iter().any(|x| f(x) != f(&m.masks[0]))
-            })
+            .filter(|m| m.group_count > 0 && !testdata::one_field_length(m))
             .count();
         lean += usize::from(check_case(&case, &mut rng));
         cases += 1;
@@ -286,7 +235,7 @@ fn generated_cases_match_cpu_decoder() {
     assert_eq!(load(&mixed).lean_tile_shape(), Some(LeanShape::Any));
     lean += usize::from(check_case(&mixed, &mut rng));
     // The shaped kernels rejected entries of other rows, and the pairs kernel decoded some.
-    let [mid_rejected, pairs_rejected, pairs_own] = SHAPE_REJECTIONS.with(|r| r.get());
+    let [mid_rejected, pairs_rejected, pairs_own] = testdata::shaped_kernel_counts();
     assert!(
         mid_rejected >= 5 && pairs_rejected >= 10 && pairs_own >= 3,
         "mid kernel rejected {mid_rejected}, pairs kernel rejected {pairs_rejected} entries; {pairs_own} own"
