@@ -663,71 +663,91 @@ __device__ __forceinline__ ibp_u32 decode_table_row(const ibp_u32* w, ibp_u32 re
 }
 
 
-// ---- 32-bit words decoded in pairs ---------------------------------------------------------------
+// ---- 32-bit and 16-bit words decoded in pairs ----------------------------------------------------
 //
-// In ibp_decode_tiles, a chunk of 32-bit words with n > 16 whole words per row (IBP_TILE_W32_PAIRS) gets a table of
-// P = ceil(n/2) pair entries: entry k is the 64-bit table entry of words 2k and 2k+1 (Mask and Bitval
-// of word 2k in the low half, of word 2k+1 in the high half; a last word without a partner gets a high
-// half with no free bits, so F of the pair is F of its low word). Lane k decodes both words of pair k:
-// each half participates on its own (its own participation bit), so the pair's field length is
-// (p_lo ? F_lo : 32) + (p_hi ? F - F_lo : 32) and the high half's field starts after the low half's.
-// The two words then cost one table entry, one scan share and one 64-bit store, like one 64-bit word.
+// In ibp_decode_tiles, a chunk of HW-bit words (HW = 32: IBP_TILE_W32_PAIRS; HW = 16:
+// IBP_TILE_W16_PAIRS) with n > 16 whole words per row gets a table of P = ceil(n/2) pair entries:
+// entry k is the 64-bit table entry of words 2k and 2k+1 (Mask and Bitval of word 2k in the low
+// 32-bit half, of word 2k+1 in the high half; a 16-bit word's half has its upper 16 bits invariant
+// and zero; a last word without a partner gets a high half with no free bits, so F of the pair is F
+// of its low word). Lane k decodes both words of pair k: each half participates on its own (its own
+// participation bit), so the pair's field length is (p_lo ? F_lo : HW) + (p_hi ? F - F_lo : HW) and
+// the high half's field starts after the low half's. The two words then cost one table entry, one
+// scan share and one 2*HW-bit store, like one word of twice the width (a 16-bit pair: one 32-bit
+// store, so a round of 32 lanes writes 128 bytes instead of 64).
 #ifndef IBP_TILE_W32_PAIRS
 #define IBP_TILE_W32_PAIRS 1
 #endif
+#ifndef IBP_TILE_W16_PAIRS
+#define IBP_TILE_W16_PAIRS 1
+#endif
 
-// One 32-bit half through its part of a pair entry: run masks r0/r1, shifts (byte sh), Bitval bv;
+// One HW-bit half through its part of a pair entry: run masks r0/r1, shifts (byte sh), Bitval bv;
 // free_bits, run shifts and starts for a 3-4 run entry (MULTI, deposit_runs), free bits for a 5+ run
-// entry (many). p: the half's word participates; f: its field length.
-template <bool MULTI>
+// entry (many). p: the half's word participates; f: its field length. (Free bits and Bitval of a
+// 16-bit half lie in its low 16 bits, so only a non-participating word's bits need the mask.)
+template <bool MULTI, int HW>
 __device__ __forceinline__ ibp_u32 pair_half(ibp_u32 x, bool p, ibp_u32 r0, ibp_u32 r1, ibp_u32 sh, ibp_u32 bv,
                                              bool multi, bool many, ibp_u32 f) {
-    if (!p) return x;
+    if (!p) return HW == 32 ? x : x & 0xffffu;
     if (MULTI && multi && !many) return bv | deposit_runs(x, r0, r1, sh);
     if (MULTI && multi) return bv | deposit(x & low_mask32(f), r0);  // r0 holds the half's free bits
     return (__funnelshift_l(0u, x, sh & 255u) & r0) | (__funnelshift_l(0u, x, (sh >> 8) & 255u) & r1) | bv;
 }
 
 // Words 2k and 2k+1 of a pair at stream bit s (pl/ph: their participation bits; ph false when the
-// pair has no high word), as the low and high halves of one 64-bit value.
-template <bool MULTI>
+// pair has no high word), as the low and high HW bits of one value.
+template <bool MULTI, int HW>
 __device__ __forceinline__ ibp_u64 pair_word(const ibp_u32* w, ibp_u32 s, bool pl, bool ph, const uint4& tm,
                                              const uint4& ti) {
     const ibp_u32 f_lo = (ti.w >> 8) & 63u, f_hi = (ti.w & 127u) - f_lo;
     const bool multi = (int)ti.w < 0, many = (ti.w & IBP_TILE_MANY) != 0;
-    const ibp_u32 lo = pair_half<MULTI>(sbits32(w, s), pl, tm.x, tm.y, ti.z, ti.x, multi, many, f_lo);
-    const ibp_u32 hi = pair_half<MULTI>(sbits32(w, s + (pl ? f_lo : 32u)), ph, tm.z, tm.w,
-                                        ti.z >> 16, ti.y, multi, many, f_hi);
-    return ((ibp_u64)hi << 32) | lo;
+    const ibp_u32 lo = pair_half<MULTI, HW>(sbits32(w, s), pl, tm.x, tm.y, ti.z, ti.x, multi, many, f_lo);
+    const ibp_u32 hi = pair_half<MULTI, HW>(sbits32(w, s + (pl ? f_lo : (ibp_u32)HW)), ph, tm.z, tm.w,
+                                            ti.z >> 16, ti.y, multi, many, f_hi);
+    return ((ibp_u64)hi << HW) | lo;
 }
 
-// Field length of pair k (active: k < P; has_hi: 2k + 1 < n).
+// Field length of pair k (active: k < P; has_hi: 2k + 1 < n) of HW-bit words.
+template <int HW>
 __device__ __forceinline__ ibp_u32 pair_bits(bool active, bool has_hi, bool pl, bool ph, const uint4& ti) {
     const ibp_u32 f_lo = (ti.w >> 8) & 63u, f_hi = (ti.w & 127u) - f_lo;
-    return active ? (pl ? f_lo : 32u) + (has_hi ? (ph ? f_hi : 32u) : 0u) : 0u;
+    return active ? (pl ? f_lo : (ibp_u32)HW) + (has_hi ? (ph ? f_hi : (ibp_u32)HW) : 0u) : 0u;
 }
 
-// Stores pair k of a row (its high word only when it exists), as one 64-bit store when dst allows.
-__device__ __forceinline__ void pair_store(ibp_u8* dst, ibp_u32 k, ibp_u64 v, bool has_hi, bool aligned8) {
-    ibp_u32* d = (ibp_u32*)dst + 2 * k;
-    if (has_hi && aligned8) *(ibp_u64*)d = v;
-    else {
-        d[0] = (ibp_u32)v;
-        if (has_hi) d[1] = (ibp_u32)(v >> 32);
+// Stores pair k of a row of HW-bit words (its high word only when it exists), as one 2*HW-bit store
+// when dst allows (aligned2: dst is 2*HW/8-byte aligned).
+template <int HW>
+__device__ __forceinline__ void pair_store(ibp_u8* dst, ibp_u32 k, ibp_u64 v, bool has_hi, bool aligned2) {
+    if (HW == 32) {
+        ibp_u32* d = (ibp_u32*)dst + 2 * k;
+        if (has_hi && aligned2) *(ibp_u64*)d = v;
+        else {
+            d[0] = (ibp_u32)v;
+            if (has_hi) d[1] = (ibp_u32)(v >> 32);
+        }
+    } else {
+        ibp_u16* d = (ibp_u16*)dst + 2 * k;
+        if (has_hi && aligned2) *(ibp_u32*)d = (ibp_u32)v;
+        else {
+            d[0] = (ibp_u16)v;
+            if (has_hi) d[1] = (ibp_u16)(v >> 16);
+        }
     }
 }
 
-// Decodes one coded record of n > 16 whole 32-bit words through a pair table (entries of the row's
+// Decodes one coded record of n > 16 whole HW-bit words through a pair table (entries of the row's
 // group at tmask/tinfo). Same checks, order and codes as decode_table_row.
 #ifndef IBP_PAIR_ROUND_PAIRS
 #define IBP_PAIR_ROUND_PAIRS 1
 #endif
-template <bool MULTI>
+template <bool MULTI, int HW>
 __device__ __forceinline__ ibp_u32 decode_pair_row(const ibp_u32* w, ibp_u32 rec_byte, ibp_u32 len, ibp_u8* dst,
                                                    const uint4* tmask, const uint4* tinfo, ibp_u32 n,
                                                    ibp_u32 align_log2, ibp_u32 lane) {
     const ibp_u32 P = (n + 1) >> 1;
-    const bool aligned8 = (((size_t)dst) & 7) == 0;  // (4-aligned: row_bytes == 4n, the output 8-aligned)
+    // (HW/8-aligned: row_bytes == n * HW/8, the output 8-aligned)
+    const bool aligned2 = (((size_t)dst) & (HW / 4 - 1)) == 0;
     const ibp_u32 total_bits = len * 8;
     if (n > total_bits) return IBP_STATUS_ROW_LENGTH;
     const ibp_u32 base = rec_byte * 8;
@@ -748,14 +768,14 @@ __device__ __forceinline__ ibp_u32 decode_pair_row(const ibp_u32* w, ibp_u32 rec
         const ibp_u32 kbt = active_b ? kb : 0u;
         const uint4 tma = tmask[ka], tia = tinfo[ka];
         const uint4 tmb = tmask[kbt], tib = tinfo[kbt];
-        const ibp_u32 fa = pair_bits(true, hi_a, pla, pha, tia), fb = pair_bits(active_b, hi_b, plb, phb, tib);
+        const ibp_u32 fa = pair_bits<HW>(true, hi_a, pla, pha, tia), fb = pair_bits<HW>(active_b, hi_b, plb, phb, tib);
         const ibp_u32 x = warp_inclusive_scan(fa | (fb << 16));
         const ibp_u32 sums = __shfl_sync(FULL_MASK, x, 31);
         const ibp_u32 bits_a = sums & 0xffffu, bits_b = sums >> 16;
         if (pos + bits_a + bits_b > total_bits) return IBP_STATUS_ROW_LENGTH;
-        const ibp_u64 va = pair_word<MULTI>(w, base + pos + (x & 0xffffu) - fa, pla, pha, tma, tia);
-        if (active_b) pair_store(dst, kb, pair_word<MULTI>(w, base + pos + bits_a + (x >> 16) - fb, plb, phb, tmb, tib), hi_b, aligned8);
-        pair_store(dst, ka, va, hi_a, aligned8);
+        const ibp_u64 va = pair_word<MULTI, HW>(w, base + pos + (x & 0xffffu) - fa, pla, pha, tma, tia);
+        if (active_b) pair_store<HW>(dst, kb, pair_word<MULTI, HW>(w, base + pos + bits_a + (x >> 16) - fb, plb, phb, tmb, tib), hi_b, aligned2);
+        pair_store<HW>(dst, ka, va, hi_a, aligned2);
         pos += bits_a + bits_b;
     }
 #endif
@@ -768,11 +788,11 @@ __device__ __forceinline__ ibp_u32 decode_pair_row(const ibp_u32* w, ibp_u32 rec
         const bool pl = active && (two & 1u), ph = active && has_hi && (two & 2u);
         const ibp_u32 kt = active ? k : 0u;
         const uint4 tm = tmask[kt], ti = tinfo[kt];
-        const ibp_u32 f = pair_bits(active, has_hi, pl, ph, ti);
+        const ibp_u32 f = pair_bits<HW>(active, has_hi, pl, ph, ti);
         const ibp_u32 x = warp_inclusive_scan(f);
         const ibp_u32 round_bits = __shfl_sync(FULL_MASK, x, 31);
         if (pos + round_bits > total_bits) return IBP_STATUS_ROW_LENGTH;
-        if (active) pair_store(dst, k, pair_word<MULTI>(w, base + pos + x - f, pl, ph, tm, ti), has_hi, aligned8);
+        if (active) pair_store<HW>(dst, k, pair_word<MULTI, HW>(w, base + pos + x - f, pl, ph, tm, ti), has_hi, aligned2);
         pos += round_bits;
     }
     return record_tail(w, rec_byte, len, pos, align_log2, false, lane);
@@ -1184,7 +1204,7 @@ struct TileCtx {
     ibp_u32 nrows, n, G, raw_padded, align_log2;
     bool meta_ok;              // Mask/Bitval words lie inside the metadata buffer
     bool n_ok;                 // n == ceil(row_bytes / (W/8))
-    bool pairs;                // W = 32 chunk with a pair table (IBP_TILE_W32_PAIRS): entries per group P = ceil(n/2)
+    bool pairs;                // W = 32 or 16 chunk with a pair table (IBP_TILE_W32_PAIRS, IBP_TILE_W16_PAIRS): entries per group P = ceil(n/2)
 };
 
 // Rows of at most IBP_TILE_SMALL_ROWS words through a table: a segment of S = the next power of
@@ -1278,8 +1298,8 @@ __device__ __forceinline__ void decode_small_rows(const IbpGatherParams& prm, co
 }
 
 // Decodes the rows of a tile that belong to this warp (rows warp, warp + IBP_TILE_WARPS, ...).
-// PAIRS_ONLY (WB == 4): the tile's chunk is raw or has a pair table (t.pairs); the pairs kernel's
-// caller checks, and this body has no other decode path.
+// PAIRS_ONLY (WB == 4 or 2): the tile's chunk is raw or has a pair table (t.pairs); the pairs
+// kernel's caller checks, and this body has no other decode path.
 template <int WB, bool PAIRS_ONLY = false>
 __device__ __forceinline__ void decode_tile_rows(const IbpGatherParams& prm, const TileCtx& t, ibp_u32 warp, ibp_u32 lane) {
 #if IBP_TILE_SMALL_ROWS
@@ -1315,10 +1335,11 @@ __device__ __forceinline__ void decode_tile_rows(const IbpGatherParams& prm, con
                 if (PAIRS_ONLY || t.use_table) {
                     const ibp_u32* w = (const ibp_u32*)(t.tile - IBP_TILE_GUARD);
                     const ibp_u32 at = IBP_TILE_GUARD + t.skew + off;
-                    if (PAIRS_ONLY || (WB == 4 && t.pairs)) {
+                    if (PAIRS_ONLY || ((WB == 4 || WB == 2) && t.pairs)) {
                         const ibp_u32 e = g * ((t.n + 1) >> 1);
-                        code = t.no_multi ? decode_pair_row<false>(w, at, len, dst, t.tmask + e, t.tinfo + e, t.n, t.align_log2, lane)
-                                          : decode_pair_row<true>(w, at, len, dst, t.tmask + e, t.tinfo + e, t.n, t.align_log2, lane);
+                        constexpr int HW = WB == 2 ? 16 : 32;
+                        code = t.no_multi ? decode_pair_row<false, HW>(w, at, len, dst, t.tmask + e, t.tinfo + e, t.n, t.align_log2, lane)
+                                          : decode_pair_row<true, HW>(w, at, len, dst, t.tmask + e, t.tinfo + e, t.n, t.align_log2, lane);
                     } else if (!PAIRS_ONLY) {
                         const ibp_u32 e = g * t.n;
                         code = decode_table_row<WB>(w, at, len, dst, t.tmask + e, t.tinfo + e, t.n, t.n_ok, row_bytes, t.align_log2, lane);
@@ -1376,9 +1397,9 @@ __device__ __forceinline__ bool stream_bits_set(const ibp_u32* w, ibp_u32 from, 
 #endif
 
 // Shapes a tile kernel is built for (GPU_NOTES entry 35). General kernel: IBP_TILES_PAIRS for
-// entries whose coded chunks all have pair tables (32-bit words, 17 or more per row, whole words,
-// G * n <= the table's entries), each decoded by decode_pair_row alone; it reports E_LAYOUT for a
-// tile of another coded chunk.
+// entries whose coded chunks all have pair tables (32-bit or 16-bit words, 17 or more per row, whole
+// words, G * n <= the table's entries), each decoded by decode_pair_row alone; it reports E_LAYOUT
+// for a tile of another coded chunk.
 #define IBP_TILES_ANY 0
 #define IBP_TILES_PAIRS 1
 // Lean kernel: rows a lean tile kernel is built for. The kernel for rows of 33 .. 64
@@ -1631,18 +1652,23 @@ __device__ __forceinline__ ibp_u32 build_table(const ibp_u8* masks, ibp_u64 word
     return (all_uniform ? IBP_TABLE_UNIFORM_F : 0u) | (none_multi ? IBP_TABLE_NO_MULTI : 0u);
 }
 
-// Builds the pair table of a chunk of 32-bit words (G groups of n words: G * ceil(n/2) entries; see
-// "32-bit words decoded in pairs"). Every thread of the block must call it; returns IBP_TABLE_NO_MULTI
-// when no pair entry has IBP_TILE_MULTI.
+// Builds the pair table of a chunk of HW-bit words (G groups of n words: G * ceil(n/2) entries; see
+// "32-bit and 16-bit words decoded in pairs"). Every thread of the block must call it; returns
+// IBP_TABLE_NO_MULTI when no pair entry has IBP_TILE_MULTI.
+template <int HW>
 __device__ __forceinline__ ibp_u32 build_pair_table(const ibp_u8* masks, ibp_u64 words_bytes, ibp_u32 G, ibp_u32 n,
                                                     uint4* tmask, uint4* tinfo) {
     const ibp_u32 P = (n + 1) >> 1;
+    // A half's bits above the word are invariant zeros (Mask set, Bitval clear): no free bits there.
+    const ibp_u64 above = HW == 32 ? 0ull : 0xffff0000ull;
     bool no_multi = true;
     for (ibp_u32 i = threadIdx.x; i < G * P; i += IBP_TILE_THREADS) {
         const ibp_u32 g = i / P, k = i - g * P, lo = g * n + 2 * k;
         const bool has_hi = 2 * k + 1 < n;
-        const ibp_u64 m = load_word<4>(masks, lo) | ((has_hi ? load_word<4>(masks, lo + 1) : 0xffffffffull) << 32);
-        const ibp_u64 b = load_word<4>(masks + words_bytes, lo) | ((has_hi ? load_word<4>(masks + words_bytes, lo + 1) : 0ull) << 32);
+        const ibp_u64 m = (load_word<HW / 8>(masks, lo) | above) |
+                          ((has_hi ? load_word<HW / 8>(masks, lo + 1) | above : 0xffffffffull) << 32);
+        const ibp_u64 b = load_word<HW / 8>(masks + words_bytes, lo) |
+                          ((has_hi ? load_word<HW / 8>(masks + words_bytes, lo + 1) : 0ull) << 32);
         uint4 tm, ti;
         table_entry<8>(m, b, tm, ti);
         tmask[i] = tm;
@@ -1717,11 +1743,13 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
             const ibp_u64 entries = (ibp_u64)G * n;
             table_ok = G >= 1 && entries >= 1 && meta_ok && entries <= table_entries &&
                        (wb == 1 || wb == 2 || wb == 4 || wb == 8);
-            // Whole 32-bit words, more than the several-rows-per-warp path takes, in the general kernel:
-            // a pair table (the lean kernel measured slower with pairs: GPU_NOTES entry 20).
-            table_pairs = !LEAN && IBP_TILE_W32_PAIRS && wb == 4 && n > IBP_TILE_SMALL_ROWS && (ibp_u64)n * 4 == prm.row_bytes;
+            // Whole 32-bit or 16-bit words, more than the several-rows-per-warp path takes, in the general
+            // kernel: a pair table (the lean kernel measured slower with pairs: GPU_NOTES entry 20).
+            table_pairs = !LEAN && ((IBP_TILE_W32_PAIRS && wb == 4) || (IBP_TILE_W16_PAIRS && wb == 2)) &&
+                          n > IBP_TILE_SMALL_ROWS && (ibp_u64)n * wb == prm.row_bytes;
             if (table_ok && table_pairs) {
-                table_flags = build_pair_table(prm.meta + c.masks_offset, words_bytes, G, n, tmask, tinfo);
+                table_flags = wb == 4 ? build_pair_table<32>(prm.meta + c.masks_offset, words_bytes, G, n, tmask, tinfo)
+                                      : build_pair_table<16>(prm.meta + c.masks_offset, words_bytes, G, n, tmask, tinfo);
             } else if (table_ok && !(!LEAN && SHAPE == IBP_TILES_PAIRS)) {
                 const ibp_u8* masks = prm.meta + c.masks_offset;
                 switch (wb) {
@@ -1915,6 +1943,8 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
             // The host launches this kernel only for entries whose coded chunks all have pair tables.
             if (G != 0 && !t.pairs) {
                 for (ibp_u32 row = threadIdx.x; row < nrows; row += IBP_TILE_THREADS) ibp_report(prm.status, t.k0 + row, IBP_STATUS_LAYOUT);
+            } else if (wb == 2) {
+                decode_tile_rows<2, true>(prm, t, warp, lane);
             } else {
                 decode_tile_rows<4, true>(prm, t, warp, lane);  // (a raw chunk's rows are copied whatever its W)
             }
@@ -1943,7 +1973,8 @@ ibp_decode_tiles(const IbpGatherParams prm, const ibp_u32* tile_starts, ibp_u32 
 extern "C" __global__ void __launch_bounds__(IBP_TILE_THREADS, IBP_TILE_MIN_BLOCKS)
 ibp_decode_tiles_pairs(const IbpGatherParams prm, const ibp_u32* tile_starts, ibp_u32 tile_rows, ibp_u32 tile_bytes,
                        ibp_u32 table_entries) {
-    decode_tiles_body<false, (IBP_TILES_PAIRS_KERNEL && IBP_TILE_W32_PAIRS) ? IBP_TILES_PAIRS : IBP_TILES_ANY>(
+    decode_tiles_body<false, (IBP_TILES_PAIRS_KERNEL && IBP_TILE_W32_PAIRS && IBP_TILE_W16_PAIRS) ? IBP_TILES_PAIRS
+                                                                                                : IBP_TILES_ANY>(
         prm, tile_starts, tile_rows, tile_bytes, table_entries);
 }
 

@@ -828,8 +828,8 @@ pub enum TileKernel {
     Auto,
     /// `ibp_decode_tiles`: the general kernel, for rows of any shape.
     General,
-    /// `ibp_decode_tiles_pairs`: the general kernel built for chunks of 32-bit words decoded in
-    /// pairs alone (17 or more whole words per row, `G * n` within the tile table): on the H200
+    /// `ibp_decode_tiles_pairs`: the general kernel built for chunks of 32-bit or 16-bit words
+    /// decoded in pairs alone (17 or more whole words per row, `G * n` within the tile table): on the H200
     /// MiniLM and floret rows of 32-bit words decode 10-14 % faster through it than through
     /// `ibp_decode_tiles` (bench/GPU_NOTES.md entry 35).
     GeneralPairs,
@@ -882,14 +882,14 @@ impl TileKernel {
     }
 }
 
-/// Whether `ibp_decode_tiles_pairs` takes chunk `c` (of rows of `row_bytes`): 32-bit words, more
-/// than 16 per row (fewer go to the several-rows-per-warp path), whole words, and a table of
-/// `1 <= G * n <= TABLE_MAX_ENTRIES` entries (as the kernel's checks).
+/// Whether `ibp_decode_tiles_pairs` takes chunk `c` (of rows of `row_bytes`): 32-bit or 16-bit
+/// words, more than 16 per row (fewer go to the several-rows-per-warp path), whole words, and a
+/// table of `1 <= G * n <= TABLE_MAX_ENTRIES` entries (as the kernel's checks).
 pub(crate) fn pair_table_chunk(c: &crate::layout::ChunkDesc, row_bytes: u64) -> bool {
     let entries = c.group_count as u64 * c.words_per_row as u64;
-    c.word_bytes == 4
+    matches!(c.word_bytes, 2 | 4)
         && c.words_per_row > 16
-        && c.words_per_row as u64 * 4 == row_bytes
+        && c.words_per_row as u64 * c.word_bytes as u64 == row_bytes
         && (1..=crate::device::TABLE_MAX_ENTRIES as u64).contains(&entries)
 }
 
