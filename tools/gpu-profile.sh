@@ -5,7 +5,8 @@
 #   bash tools/gpu-profile.sh            # writes $OUT/ncu-*.txt
 #
 # Cases: whole-entry tile decode (ibp_decode_tiles) of synthetic f32 rows of 256 B, 1 KiB and 4 KiB
-# (A = 16; 1 KiB rows at A = 128 too), real GloVe and Fashion-MNIST rows, MiniLM rows of 32-bit words (A = 1), the lean tile kernel (ibp_decode_tiles_lean) on 256 B
+# (A = 16; 1 KiB rows at A = 128 too), real GloVe rows, Fashion-MNIST and MiniLM rows (16/32-bit words, A = 1,
+# through ibp_decode_tiles_pairs), the lean tile kernel (ibp_decode_tiles_lean) on 256 B
 # rows (q4 and f32-normal), GloVe and MiniLM KV rows (f32 K, bf16 V), the host zero-copy gather (ibp_gather) of 1K rows of 1 KiB and of 256 B, and the
 # raw zero-copy gather of the same 1K rows of 256 B (the baseline's stall profile).
 # IBP_PROFILE_ONLY="tiles-1k gather-256-1k" profiles those cases; IBP_PROFILE_STALLS=1 adds the stall reasons per issued
@@ -49,8 +50,9 @@ profile tiles-4k ibp_decode_tiles 2 $common --row-bytes 4096
 profile tiles-1k-a128 ibp_decode_tiles 2 --no-gathers --no-real-data --only f32-normal-q4 --align-log2 7 --target-mib 64 --reps 3 --row-bytes 1024
 real="--no-gathers --no-synthetic --data-dir $D/data --target-mib 64 --reps 3"
 profile tiles-glove ibp_decode_tiles 2 $real --only glove-6b-50d-f32
-profile tiles-fashion ibp_decode_tiles 2 $real --only fashion-mnist-test
-profile tiles-minilm-w32 ibp_decode_tiles 2 $real --only minilm-ffn-up-f32 --align-log2 0
+# (Entries of 16/32-bit words decode through the pairs kernel, bench/GPU_NOTES.md entries 35 and 38.)
+profile tiles-fashion ibp_decode_tiles_pairs 2 $real --only fashion-mnist-test
+profile tiles-minilm-w32 ibp_decode_tiles_pairs 2 $real --only minilm-ffn-up-f32 --align-log2 0
 profile lean-256 regex:^ibp_decode_tiles_lean 2 $common --row-bytes 256
 profile lean-glove regex:^ibp_decode_tiles_lean 2 $real --only glove-6b-50d-f32
 profile lean-kv-f32 regex:^ibp_decode_tiles_lean 2 $real --only minilm-kv-k-f32 --align-log2 4
