@@ -476,11 +476,9 @@ __device__ __forceinline__ ibp_u32 deposit_runs(ibp_u32 v, ibp_u32 free, ibp_u32
     return r & free;
 }
 
-// Table entry of one position from its Mask m and Bitval b (W-bit words). runs_form: an entry of at
-// most two runs per half takes the 3-4 run form (and IBP_TILE_MULTI) too, so that a table whose
-// entries all have it sends every participating word through deposit_runs (see build_table).
+// Table entry of one position from its Mask m and Bitval b (W-bit words).
 template <int WB>
-__device__ __forceinline__ void table_entry(ibp_u64 m, ibp_u64 b, uint4& tm, uint4& ti, bool runs_form = false) {
+__device__ __forceinline__ void table_entry(ibp_u64 m, ibp_u64 b, uint4& tm, uint4& ti) {
     const ibp_u64 wmask = WB == 8 ? ~0ull : ((1ull << (8 * WB)) - 1ull);
     const ibp_u64 free_bits = ~m & wmask;
     const ibp_u32 free_lo = (ibp_u32)free_bits, free_hi = (ibp_u32)(free_bits >> 32);
@@ -489,7 +487,7 @@ __device__ __forceinline__ void table_entry(ibp_u64 m, ibp_u64 b, uint4& tm, uin
     const bool two_hi = two_runs(free_hi, r0h, r1h, s0h, s1h);
     const ibp_u32 f_lo = (ibp_u32)__popc(free_lo);
     const ibp_u32 f = f_lo + (ibp_u32)__popc(free_hi);  // W - popcount(Mask)
-    const bool multi = runs_form || !(two_lo && two_hi);
+    const bool multi = !(two_lo && two_hi);
     ibp_u32 shl = 0, stl = 0, shh = 0, sth = 0;
     const bool many = multi && !(four_runs(free_lo, shl, stl) & four_runs(free_hi, shh, sth));
     const ibp_u64 bv = b & wmask;
@@ -1635,17 +1633,9 @@ __device__ __forceinline__ void lean_tile_rows(const IbpGatherParams& prm, const
 
 // Builds the table of a chunk's `entries` (>= 1) positions. Every thread of the block must call it
 // (it ends with a barrier); returns, in every thread, whether every entry has the same F.
-//
-// One form for a table with 3-4 run entries (IBP_TILE_RUNS_FORM, default 1; the general kernel's
-// tables): once any entry of a chunk's table needs the 3-4 run form, every entry is rebuilt in it
-// (runs_form), so the lanes of a round take one deposit path, not both (Fashion-MNIST: 33 of its 392
-// 16-bit positions have 3-4 runs, and nearly every round ran both paths: GPU_NOTES entry 38).
-#ifndef IBP_TILE_RUNS_FORM
-#define IBP_TILE_RUNS_FORM 1
-#endif
 template <int WB>
 __device__ __forceinline__ ibp_u32 build_table(const ibp_u8* masks, ibp_u64 words_bytes, ibp_u32 entries,
-                                               uint4* tmask, uint4* tinfo, bool runs_form) {
+                                               uint4* tmask, uint4* tinfo) {
     const ibp_u64 wmask = WB == 8 ? ~0ull : ((1ull << (8 * WB)) - 1ull);
     const int f_first = __popcll(~load_word<WB>(masks, 0) & wmask);
     bool uniform = true, no_multi = true;
@@ -1659,31 +1649,7 @@ __device__ __forceinline__ ibp_u32 build_table(const ibp_u8* masks, ibp_u64 word
     }
     const bool all_uniform = __syncthreads_and(uniform) != 0;
     const bool none_multi = __syncthreads_and(no_multi) != 0;
-    if (runs_form && !none_multi) {  // (the same in every thread)
-        for (ibp_u32 i = threadIdx.x; i < entries; i += IBP_TILE_THREADS) {
-            uint4 tm, ti;
-            table_entry<WB>(load_word<WB>(masks, i), load_word<WB>(masks + words_bytes, i), tm, ti, true);
-            tmask[i] = tm;
-            tinfo[i] = ti;
-        }
-        __syncthreads();
-    }
     return (all_uniform ? IBP_TABLE_UNIFORM_F : 0u) | (none_multi ? IBP_TABLE_NO_MULTI : 0u);
-}
-
-// Pair entry i of a pair table of HW-bit words (groups of n words, P = ceil(n/2) entries each).
-template <int HW>
-__device__ __forceinline__ void pair_entry(const ibp_u8* masks, ibp_u64 words_bytes, ibp_u32 n, ibp_u32 P, ibp_u32 i,
-                                           uint4& tm, uint4& ti, bool runs_form) {
-    // A half's bits above the word are invariant zeros (Mask set, Bitval clear): no free bits there.
-    const ibp_u64 above = HW == 32 ? 0ull : 0xffff0000ull;
-    const ibp_u32 g = i / P, k = i - g * P, lo = g * n + 2 * k;
-    const bool has_hi = 2 * k + 1 < n;
-    const ibp_u64 m = (load_word<HW / 8>(masks, lo) | above) |
-                      ((has_hi ? load_word<HW / 8>(masks, lo + 1) | above : 0xffffffffull) << 32);
-    const ibp_u64 b = load_word<HW / 8>(masks + words_bytes, lo) |
-                      ((has_hi ? load_word<HW / 8>(masks + words_bytes, lo + 1) : 0ull) << 32);
-    table_entry<8>(m, b, tm, ti, runs_form);
 }
 
 // Builds the pair table of a chunk of HW-bit words (G groups of n words: G * ceil(n/2) entries; see
@@ -1691,27 +1657,25 @@ __device__ __forceinline__ void pair_entry(const ibp_u8* masks, ibp_u64 words_by
 // IBP_TABLE_NO_MULTI when no pair entry has IBP_TILE_MULTI.
 template <int HW>
 __device__ __forceinline__ ibp_u32 build_pair_table(const ibp_u8* masks, ibp_u64 words_bytes, ibp_u32 G, ibp_u32 n,
-                                                    uint4* tmask, uint4* tinfo, bool runs_form) {
+                                                    uint4* tmask, uint4* tinfo) {
     const ibp_u32 P = (n + 1) >> 1;
+    // A half's bits above the word are invariant zeros (Mask set, Bitval clear): no free bits there.
+    const ibp_u64 above = HW == 32 ? 0ull : 0xffff0000ull;
     bool no_multi = true;
     for (ibp_u32 i = threadIdx.x; i < G * P; i += IBP_TILE_THREADS) {
+        const ibp_u32 g = i / P, k = i - g * P, lo = g * n + 2 * k;
+        const bool has_hi = 2 * k + 1 < n;
+        const ibp_u64 m = (load_word<HW / 8>(masks, lo) | above) |
+                          ((has_hi ? load_word<HW / 8>(masks, lo + 1) | above : 0xffffffffull) << 32);
+        const ibp_u64 b = load_word<HW / 8>(masks + words_bytes, lo) |
+                          ((has_hi ? load_word<HW / 8>(masks + words_bytes, lo + 1) : 0ull) << 32);
         uint4 tm, ti;
-        pair_entry<HW>(masks, words_bytes, n, P, i, tm, ti, false);
+        table_entry<8>(m, b, tm, ti);
         tmask[i] = tm;
         tinfo[i] = ti;
         no_multi &= (ti.w & IBP_TILE_MULTI) == 0;
     }
-    const bool none_multi = __syncthreads_and(no_multi) != 0;
-    if (runs_form && !none_multi) {  // (the same in every thread)
-        for (ibp_u32 i = threadIdx.x; i < G * P; i += IBP_TILE_THREADS) {
-            uint4 tm, ti;
-            pair_entry<HW>(masks, words_bytes, n, P, i, tm, ti, true);
-            tmask[i] = tm;
-            tinfo[i] = ti;
-        }
-        __syncthreads();
-    }
-    return none_multi ? IBP_TABLE_NO_MULTI : 0u;
+    return __syncthreads_and(no_multi) != 0 ? IBP_TABLE_NO_MULTI : 0u;
 }
 
 // The body of the ibp_decode_tiles* kernels (LEAN false: SHAPE is IBP_TILES_ANY or IBP_TILES_PAIRS)
@@ -1781,19 +1745,18 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
                        (wb == 1 || wb == 2 || wb == 4 || wb == 8);
             // Whole 32-bit or 16-bit words, more than the several-rows-per-warp path takes, in the general
             // kernel: a pair table (the lean kernel measured slower with pairs: GPU_NOTES entry 20).
-            const bool runs_form = !LEAN && IBP_TILE_RUNS_FORM;  // (the lean kernels keep the two-run form)
             table_pairs = !LEAN && ((IBP_TILE_W32_PAIRS && wb == 4) || (IBP_TILE_W16_PAIRS && wb == 2)) &&
                           n > IBP_TILE_SMALL_ROWS && (ibp_u64)n * wb == prm.row_bytes;
             if (table_ok && table_pairs) {
-                table_flags = wb == 4 ? build_pair_table<32>(prm.meta + c.masks_offset, words_bytes, G, n, tmask, tinfo, runs_form)
-                                      : build_pair_table<16>(prm.meta + c.masks_offset, words_bytes, G, n, tmask, tinfo, runs_form);
+                table_flags = wb == 4 ? build_pair_table<32>(prm.meta + c.masks_offset, words_bytes, G, n, tmask, tinfo)
+                                      : build_pair_table<16>(prm.meta + c.masks_offset, words_bytes, G, n, tmask, tinfo);
             } else if (table_ok && !(!LEAN && SHAPE == IBP_TILES_PAIRS)) {
                 const ibp_u8* masks = prm.meta + c.masks_offset;
                 switch (wb) {
-                    case 1: table_flags = build_table<1>(masks, words_bytes, (ibp_u32)entries, tmask, tinfo, runs_form); break;
-                    case 2: table_flags = build_table<2>(masks, words_bytes, (ibp_u32)entries, tmask, tinfo, runs_form); break;
-                    case 4: table_flags = build_table<4>(masks, words_bytes, (ibp_u32)entries, tmask, tinfo, runs_form); break;
-                    default: table_flags = build_table<8>(masks, words_bytes, (ibp_u32)entries, tmask, tinfo, runs_form); break;
+                    case 1: table_flags = build_table<1>(masks, words_bytes, (ibp_u32)entries, tmask, tinfo); break;
+                    case 2: table_flags = build_table<2>(masks, words_bytes, (ibp_u32)entries, tmask, tinfo); break;
+                    case 4: table_flags = build_table<4>(masks, words_bytes, (ibp_u32)entries, tmask, tinfo); break;
+                    default: table_flags = build_table<8>(masks, words_bytes, (ibp_u32)entries, tmask, tinfo); break;
                 }
             }
         }

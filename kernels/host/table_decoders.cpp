@@ -5,9 +5,8 @@
 //   bash tools/kernel-host-test.sh [cases]      (g++ >= 11; no GPU, no CUDA)
 //
 // Checked per case: decode_table_row<W/8> (per-word tables, the path the device runs for every
-// table chunk) and decode_pair_row (32-bit and 16-bit words in pairs), each with tables as built and
-// with every entry in the 3-4 run form (runs_form), return the spec decoder's status code, and on
-// success its bytes. Cases cover W = 8/16/32/64, 1-130 words, 1-3 groups, A = 1..128,
+// table chunk) and decode_pair_row (32-bit and 16-bit words in pairs) each return the spec decoder's
+// status code, and on success its bytes. Cases cover W = 8/16/32/64, 1-130 words, 1-3 groups, A = 1..128,
 // masks with one, two, three or four (per 32-bit half) and more runs of free bits per word, and each
 // record once intact and several times with one bit flipped, bytes appended or cut.
 #include "../ibp_status.h"
@@ -173,37 +172,33 @@ int main(int argc, char** argv) {
             b[i] = rng() & m[i];
         }
         // Per-word tables (as ibp_build_tables / build_table make them) and pair tables of 32-bit and
-        // 16-bit words (build_pair_table), each also with every entry in the 3-4 run form (runs_form,
-        // as the general tile kernel builds a table that has any such entry).
-        Tables per_word[2], packed[2];
-        for (int form = 0; form < 2; form++) {
-            for (size_t i = 0; i < m.size(); i++) {
-                uint4 tm, ti;
-                switch (wb) {
-                    case 1: table_entry<1>(m[i], b[i], tm, ti, form == 1); break;
-                    case 2: table_entry<2>(m[i], b[i], tm, ti, form == 1); break;
-                    case 4: table_entry<4>(m[i], b[i], tm, ti, form == 1); break;
-                    default: table_entry<8>(m[i], b[i], tm, ti, form == 1); break;
-                }
-                per_word[form].tmask.push_back(tm);
-                per_word[form].tinfo.push_back(ti);
+        // 16-bit words (build_pair_table).
+        Tables per_word, packed;
+        for (size_t i = 0; i < m.size(); i++) {
+            uint4 tm, ti;
+            switch (wb) {
+                case 1: table_entry<1>(m[i], b[i], tm, ti); break;
+                case 2: table_entry<2>(m[i], b[i], tm, ti); break;
+                case 4: table_entry<4>(m[i], b[i], tm, ti); break;
+                default: table_entry<8>(m[i], b[i], tm, ti); break;
             }
+            per_word.tmask.push_back(tm);
+            per_word.tinfo.push_back(ti);
         }
         const unsigned per_group = wb == 4 || wb == 2 ? (n + 1) / 2 : 0;
         const u64 above = wb == 2 ? 0xffff0000ull : 0ull;  // a 16-bit word's half: upper bits invariant zeros
-        for (int form = 0; form < 2; form++)
-            for (unsigned gg = 0; gg < G && per_group; gg++)
-                for (unsigned k = 0; k < per_group; k++) {
-                    uint4 tm, ti;
-                    // As build_pair_table: the two words side by side as one 64-bit word, a half each.
-                    const size_t lo = (size_t)gg * n + 2 * k;
-                    const bool has_hi = 2 * k + 1 < n;
-                    table_entry<8>((m[lo] | above) | ((has_hi ? m[lo + 1] | above : 0xffffffffull) << 32),
-                                   b[lo] | ((has_hi ? b[lo + 1] : 0ull) << 32), tm, ti, form == 1);
-                    packed[form].tmask.push_back(tm);
-                    packed[form].tinfo.push_back(ti);
-                    packed[form].multi |= (ti.w & IBP_TILE_MULTI) != 0;
-                }
+        for (unsigned gg = 0; gg < G && per_group; gg++)
+            for (unsigned k = 0; k < per_group; k++) {
+                uint4 tm, ti;
+                // As build_pair_table: the two words side by side as one 64-bit word, a half each.
+                const size_t lo = (size_t)gg * n + 2 * k;
+                const bool has_hi = 2 * k + 1 < n;
+                table_entry<8>((m[lo] | above) | ((has_hi ? m[lo + 1] | above : 0xffffffffull) << 32),
+                               b[lo] | ((has_hi ? b[lo + 1] : 0ull) << 32), tm, ti);
+                packed.tmask.push_back(tm);
+                packed.tinfo.push_back(ti);
+                packed.multi |= (ti.w & IBP_TILE_MULTI) != 0;
+            }
         // A row of group g: most words match Mask/Bitval (participate), the others are random.
         const unsigned match_pct = (unsigned)(rng() % 101);
         std::vector<u64> words(n);
@@ -238,33 +233,31 @@ int main(int argc, char** argv) {
                 checked++;
             };
             try {
-                for (int form = 0; form < 2; form++) {
-                    const uint4* tm = per_word[form].tmask.data() + (size_t)g * n;
-                    const uint4* ti = per_word[form].tinfo.data() + (size_t)g * n;
-                    unsigned code = run_device(rec, len, at, row_bytes, got, [&](const ibp_u32* s, unsigned at_, unsigned l, ibp_u8* dst, unsigned lane) {
-                        switch (wb) {
-                            case 1: return decode_table_row<1>(s, at_, l, dst, tm, ti, n, true, row_bytes, align_log2, lane);
-                            case 2: return decode_table_row<2>(s, at_, l, dst, tm, ti, n, true, row_bytes, align_log2, lane);
-                            case 4: return decode_table_row<4>(s, at_, l, dst, tm, ti, n, true, row_bytes, align_log2, lane);
-                            default: return decode_table_row<8>(s, at_, l, dst, tm, ti, n, true, row_bytes, align_log2, lane);
-                        }
-                    });
-                    check(form ? "decode_table_row, run form" : "decode_table_row", code);
-                    by_kind[0]++;
-                    if (per_group) {
-                        const Tables& t = packed[form];
-                        const uint4* ptm = t.tmask.data() + (size_t)g * per_group;
-                        const uint4* pti = t.tinfo.data() + (size_t)g * per_group;
-                        code = run_device(rec, len, at, row_bytes, got, [&](const ibp_u32* s, unsigned at_, unsigned l, ibp_u8* dst, unsigned lane) {
-                            if (wb == 2)
-                                return t.multi ? decode_pair_row<true, 16>(s, at_, l, dst, ptm, pti, n, align_log2, lane)
-                                               : decode_pair_row<false, 16>(s, at_, l, dst, ptm, pti, n, align_log2, lane);
-                            return t.multi ? decode_pair_row<true, 32>(s, at_, l, dst, ptm, pti, n, align_log2, lane)
-                                           : decode_pair_row<false, 32>(s, at_, l, dst, ptm, pti, n, align_log2, lane);
-                        });
-                        check(form ? "decode_pair_row, run form" : "decode_pair_row", code);
-                        by_kind[1]++;
+                const uint4* tm = per_word.tmask.data() + (size_t)g * n;
+                const uint4* ti = per_word.tinfo.data() + (size_t)g * n;
+                unsigned code = run_device(rec, len, at, row_bytes, got, [&](const ibp_u32* s, unsigned at_, unsigned l, ibp_u8* dst, unsigned lane) {
+                    switch (wb) {
+                        case 1: return decode_table_row<1>(s, at_, l, dst, tm, ti, n, true, row_bytes, align_log2, lane);
+                        case 2: return decode_table_row<2>(s, at_, l, dst, tm, ti, n, true, row_bytes, align_log2, lane);
+                        case 4: return decode_table_row<4>(s, at_, l, dst, tm, ti, n, true, row_bytes, align_log2, lane);
+                        default: return decode_table_row<8>(s, at_, l, dst, tm, ti, n, true, row_bytes, align_log2, lane);
                     }
+                });
+                check("decode_table_row", code);
+                by_kind[0]++;
+                if (per_group) {
+                    const Tables& t = packed;
+                    const uint4* ptm = t.tmask.data() + (size_t)g * per_group;
+                    const uint4* pti = t.tinfo.data() + (size_t)g * per_group;
+                    code = run_device(rec, len, at, row_bytes, got, [&](const ibp_u32* s, unsigned at_, unsigned l, ibp_u8* dst, unsigned lane) {
+                        if (wb == 2)
+                            return t.multi ? decode_pair_row<true, 16>(s, at_, l, dst, ptm, pti, n, align_log2, lane)
+                                           : decode_pair_row<false, 16>(s, at_, l, dst, ptm, pti, n, align_log2, lane);
+                        return t.multi ? decode_pair_row<true, 32>(s, at_, l, dst, ptm, pti, n, align_log2, lane)
+                                       : decode_pair_row<false, 32>(s, at_, l, dst, ptm, pti, n, align_log2, lane);
+                    });
+                    check("decode_pair_row", code);
+                    by_kind[1]++;
                 }
             } catch (const Failure& f) {
                 std::fprintf(stderr, "case %u variant %u: %s\n", c, variant, f.what.c_str());
