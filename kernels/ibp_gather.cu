@@ -1463,6 +1463,51 @@ __device__ __forceinline__ void lean_two_rounds(const ibp_u32* w, ibp_u32 b, ibp
 #endif
 // IBP_LEAN_UNIFORM_T: phase A of a G == 1 chunk whose positions all have one F counts its rows'
 // non-participating words with a popcount instead of visiting them.
+#ifndef IBP_LEAN_RAW_BATCH
+#define IBP_LEAN_RAW_BATCH 1  // 0: phase B copies each raw row in a warp step of its own (A/B)
+#endif
+
+// Position of the k-th set bit (from 0) of m; 32 when m has k or fewer set bits.
+__device__ __forceinline__ ibp_u32 select_bit(ibp_u32 m, ibp_u32 k) {
+    if ((ibp_u32)__popc(m) <= k) return 32u;
+    ibp_u32 pos = 0;
+#pragma unroll
+    for (ibp_u32 width = 16; width > 0; width >>= 1) {
+        const ibp_u32 low = (ibp_u32)__popc(m & ((1u << width) - 1u));  // set bits in the window's low half
+        if (k >= low) { k -= low; m >>= width; pos += width; }
+    }
+    return pos;
+}
+
+// Phase B's raw rows, several per warp pass (IBP_LEAN_RAW_BATCH): the rows of this lane group
+// (lane i: row warp + 8 * (i0 + i), its verdict and record bit) whose records are raw and decode
+// are copied 16 bytes per lane, 32 / (row_bytes / 16) rows per pass, when rows are of at most 512
+// bytes, a multiple of 16, and every such record and output row is 16-byte aligned. Returns the
+// rows copied (a bit per lane), which the caller then skips; 0 when the conditions do not hold.
+// Files whose rows save little at A = 16 have most records raw (MiniLM KV rows: 64-65 %), and a
+// warp step per raw row kept 8 of 32 lanes busy for a 128-byte row.
+__device__ __forceinline__ ibp_u32 lean_copy_raw_rows(const ibp_u32* w, ibp_u32 verdict, ibp_u32 base, ibp_u8* out0,
+                                                      ibp_u32 first_row, ibp_u32 row_bytes, ibp_u32 lane) {
+    const bool mine = (verdict & (IBP_LEAN_DECODE | IBP_LEAN_RAW)) == (IBP_LEAN_DECODE | IBP_LEAN_RAW);
+    const ibp_u32 raw_rows = __ballot_sync(FULL_MASK, mine);
+    if (raw_rows == 0 || (row_bytes & 15u) != 0 || row_bytes > 512 || (((size_t)out0) & 15) != 0) return 0;
+    if (__any_sync(FULL_MASK, mine && (base & 127u) != 0)) return 0;  // (base: the record's stream bit)
+    const ibp_u32 vecs = row_bytes >> 4;  // 1 .. 32 per row
+    const ibp_u32 per_pass = 32u / vecs, slot = lane / vecs, vec = lane - slot * vecs;
+    const ibp_u32 nraw = (ibp_u32)__popc(raw_rows);
+    const ibp_u32 kth = select_bit(raw_rows, lane);  // lane k: the group's k-th raw row
+    for (ibp_u32 k0 = 0; k0 < nraw; k0 += per_pass) {
+        const ibp_u32 k = k0 + slot;
+        const ibp_u32 i = __shfl_sync(FULL_MASK, kth, k & 31u);
+        const ibp_u32 b = __shfl_sync(FULL_MASK, base, i & 31u);
+        if (slot < per_pass && k < nraw) {
+            const uint4 v = *(const uint4*)((const ibp_u8*)w + (b >> 3) + 16 * vec);
+            *(uint4*)(out0 + (first_row + 8 * i) * row_bytes + 16 * vec) = v;
+        }
+    }
+    return raw_rows;
+}
+
 #ifndef IBP_LEAN_UNIFORM_T
 #define IBP_LEAN_UNIFORM_T 1
 #endif
@@ -1539,9 +1584,13 @@ __device__ __forceinline__ void lean_tile_rows(const IbpGatherParams& prm, const
             }
             if (code != IBP_STATUS_OK) ibp_report(prm.status, t.k0 + row, code);
         }
-        const ibp_u32 verdict = (valid && code == IBP_STATUS_OK ? IBP_LEAN_DECODE : 0u) | (raw ? IBP_LEAN_RAW : 0u) | (g << 8);
-        // B. The rows one after the other.
-        const ibp_u32 count = min(32u, (t.nrows - warp + 7) / 8 - i0);  // rows of this group
+        ibp_u32 verdict = (valid && code == IBP_STATUS_OK ? IBP_LEAN_DECODE : 0u) | (raw ? IBP_LEAN_RAW : 0u) | (g << 8);
+        // B. Raw rows several per pass, then the others one (or two) after the other.
+#if IBP_LEAN_RAW_BATCH
+        if ((lean_copy_raw_rows(w, verdict, base, out0, warp + 8 * i0, row_bytes, lane) >> lane) & 1u) verdict &= ~IBP_LEAN_DECODE;
+#endif
+        // Rows of this group left to decode (rows past the tile have no verdict bits).
+        ibp_u32 todo = __ballot_sync(FULL_MASK, (verdict & IBP_LEAN_DECODE) != 0);
         // Group 0's entry of this lane's position (rows of <= 32 words with G == 1: every row's).
         uint4 tm = make_uint4(0u, 0u, 0u, 0u), ti = tm;
         if (t.G != 0) { tm = t.tmask[jt]; ti = t.tinfo[jt]; }
@@ -1558,21 +1607,22 @@ __device__ __forceinline__ void lean_tile_rows(const IbpGatherParams& prm, const
         if (hold_both && t.G == 1 && !short_rows) {
             const ibp_u32 jb = 32 + lane < n ? 32 + lane : 0u;
             const uint4 tmb = t.tmask[jb], tib = t.tinfo[jb];
-            for (ibp_u32 i = 0; i < count; i++) {
+            for (; todo != 0; todo &= todo - 1) {
+                const ibp_u32 i = (ibp_u32)__ffs((int)todo) - 1;
                 const ibp_u32 v = __shfl_sync(FULL_MASK, verdict, i);
                 const ibp_u32 b = __shfl_sync(FULL_MASK, base, i);
-                if (!(v & IBP_LEAN_DECODE)) continue;
                 ibp_u8* const dst = out0 + (warp + 8 * (i0 + i)) * row_bytes;
                 if (v & IBP_LEAN_RAW) smem_row_copy(dst, (const ibp_u8*)w + (b >> 3), row_bytes, lane);
                 else lean_two_rounds_with<WB, MULTI>(w, b, n, tm, ti, tmb, tib, dst, lane);
             }
             continue;
         }
-        for (ibp_u32 i = 0; i < count; i++) {
+        while (todo != 0) {
+            const ibp_u32 i = (ibp_u32)__ffs((int)todo) - 1;
+            todo &= todo - 1;
             const ibp_u32 v = __shfl_sync(FULL_MASK, verdict, i);
             const ibp_u32 b = __shfl_sync(FULL_MASK, base, i);
             const ibp_u32 pb = __shfl_sync(FULL_MASK, pbits, i);
-            if (!(v & IBP_LEAN_DECODE)) continue;
             ibp_u8* const dst = out0 + (warp + 8 * (i0 + i)) * row_bytes;  // row < 1024, row_bytes <= TILE_BYTES / 2
             if (v & IBP_LEAN_RAW) {  // (a raw chunk's rows may have any number of words)
                 smem_row_copy(dst, (const ibp_u8*)w + (b >> 3), row_bytes, lane);
@@ -1601,13 +1651,14 @@ __device__ __forceinline__ void lean_tile_rows(const IbpGatherParams& prm, const
             if (t.G > 1) { tm = t.tmask[e0 + jt]; ti = t.tinfo[e0 + jt]; }
             const bool p = (pb >> lane) & 1u;
 #if IBP_LEAN_PAIRS
-            // The next row too when it is coded and decodes (G == 1: same table entries): one scan
-            // for both (row sums < 2^16), independent loads and stores.
-            if (t.G == 1 && i + 1 < count) {
-                const ibp_u32 v2 = __shfl_sync(FULL_MASK, verdict, i + 1);
-                const ibp_u32 b2 = __shfl_sync(FULL_MASK, base, i + 1);
-                const ibp_u32 pb2 = __shfl_sync(FULL_MASK, pbits, i + 1);
-                if ((v2 & (IBP_LEAN_DECODE | IBP_LEAN_RAW)) == IBP_LEAN_DECODE) {
+            // The next row left too when it is coded (G == 1: same table entries): one scan for
+            // both (row sums < 2^16), independent loads and stores.
+            if (t.G == 1 && todo != 0) {
+                const ibp_u32 i2 = (ibp_u32)__ffs((int)todo) - 1;
+                const ibp_u32 v2 = __shfl_sync(FULL_MASK, verdict, i2);
+                const ibp_u32 b2 = __shfl_sync(FULL_MASK, base, i2);
+                const ibp_u32 pb2 = __shfl_sync(FULL_MASK, pbits, i2);
+                if (!(v2 & IBP_LEAN_RAW)) {
                     const bool p2 = (pb2 >> lane) & 1u;
                     const ibp_u32 F = ti.w & 127u;
                     const ibp_u32 f = active ? (p ? F : W) : 0u, f2 = active ? (p2 ? F : W) : 0u;
@@ -1616,9 +1667,9 @@ __device__ __forceinline__ void lean_tile_rows(const IbpGatherParams& prm, const
                     const R word2 = table_word<WB, MULTI>(w, b2 + n + (x >> 16) - f2, p2, tm, ti);
                     if (active) {
                         ((Stored*)dst)[lane] = (Stored)word;
-                        ((Stored*)(dst + 8 * row_bytes))[lane] = (Stored)word2;  // row + 8
+                        ((Stored*)(dst + 8 * (i2 - i) * row_bytes))[lane] = (Stored)word2;  // row + 8 (i2 - i)
                     }
-                    i++;
+                    todo &= todo - 1;
                     continue;
                 }
             }
