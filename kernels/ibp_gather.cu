@@ -1463,6 +1463,12 @@ __device__ __forceinline__ void lean_two_rounds(const ibp_u32* w, ibp_u32 b, ibp
 #endif
 // IBP_LEAN_UNIFORM_T: phase A of a G == 1 chunk whose positions all have one F counts its rows'
 // non-participating words with a popcount instead of visiting them.
+// IBP_LEAN_TODO_LOOP: phase B walks the rows left to decode by their ballot bits (1), so a coded
+// row pairs with the next coded one past raw rows, or every row of the group in order (0), pairing
+// only neighbours.
+#ifndef IBP_LEAN_TODO_LOOP
+#define IBP_LEAN_TODO_LOOP 1
+#endif
 #ifndef IBP_LEAN_RAW_BATCH
 #define IBP_LEAN_RAW_BATCH 1  // 0: phase B copies each raw row in a warp step of its own (A/B)
 #endif
@@ -1589,8 +1595,12 @@ __device__ __forceinline__ void lean_tile_rows(const IbpGatherParams& prm, const
 #if IBP_LEAN_RAW_BATCH
         if ((lean_copy_raw_rows(w, verdict, base, out0, warp + 8 * i0, row_bytes, lane) >> lane) & 1u) verdict &= ~IBP_LEAN_DECODE;
 #endif
+#if IBP_LEAN_TODO_LOOP
         // Rows of this group left to decode (rows past the tile have no verdict bits).
         ibp_u32 todo = __ballot_sync(FULL_MASK, (verdict & IBP_LEAN_DECODE) != 0);
+#else
+        const ibp_u32 count = min(32u, (t.nrows - warp + 7) / 8 - i0);  // rows of this group
+#endif
         // Group 0's entry of this lane's position (rows of <= 32 words with G == 1: every row's).
         uint4 tm = make_uint4(0u, 0u, 0u, 0u), ti = tm;
         if (t.G != 0) { tm = t.tmask[jt]; ti = t.tinfo[jt]; }
@@ -1607,22 +1617,37 @@ __device__ __forceinline__ void lean_tile_rows(const IbpGatherParams& prm, const
         if (hold_both && t.G == 1 && !short_rows) {
             const ibp_u32 jb = 32 + lane < n ? 32 + lane : 0u;
             const uint4 tmb = t.tmask[jb], tib = t.tinfo[jb];
+#if IBP_LEAN_TODO_LOOP
             for (; todo != 0; todo &= todo - 1) {
                 const ibp_u32 i = (ibp_u32)__ffs((int)todo) - 1;
                 const ibp_u32 v = __shfl_sync(FULL_MASK, verdict, i);
                 const ibp_u32 b = __shfl_sync(FULL_MASK, base, i);
+#else
+            for (ibp_u32 i = 0; i < count; i++) {
+                const ibp_u32 v = __shfl_sync(FULL_MASK, verdict, i);
+                const ibp_u32 b = __shfl_sync(FULL_MASK, base, i);
+                if (!(v & IBP_LEAN_DECODE)) continue;
+#endif
                 ibp_u8* const dst = out0 + (warp + 8 * (i0 + i)) * row_bytes;
                 if (v & IBP_LEAN_RAW) smem_row_copy(dst, (const ibp_u8*)w + (b >> 3), row_bytes, lane);
                 else lean_two_rounds_with<WB, MULTI>(w, b, n, tm, ti, tmb, tib, dst, lane);
             }
             continue;
         }
+#if IBP_LEAN_TODO_LOOP
         while (todo != 0) {
             const ibp_u32 i = (ibp_u32)__ffs((int)todo) - 1;
             todo &= todo - 1;
             const ibp_u32 v = __shfl_sync(FULL_MASK, verdict, i);
             const ibp_u32 b = __shfl_sync(FULL_MASK, base, i);
             const ibp_u32 pb = __shfl_sync(FULL_MASK, pbits, i);
+#else
+        for (ibp_u32 i = 0; i < count; i++) {
+            const ibp_u32 v = __shfl_sync(FULL_MASK, verdict, i);
+            const ibp_u32 b = __shfl_sync(FULL_MASK, base, i);
+            const ibp_u32 pb = __shfl_sync(FULL_MASK, pbits, i);
+            if (!(v & IBP_LEAN_DECODE)) continue;
+#endif
             ibp_u8* const dst = out0 + (warp + 8 * (i0 + i)) * row_bytes;  // row < 1024, row_bytes <= TILE_BYTES / 2
             if (v & IBP_LEAN_RAW) {  // (a raw chunk's rows may have any number of words)
                 smem_row_copy(dst, (const ibp_u8*)w + (b >> 3), row_bytes, lane);
@@ -1651,14 +1676,20 @@ __device__ __forceinline__ void lean_tile_rows(const IbpGatherParams& prm, const
             if (t.G > 1) { tm = t.tmask[e0 + jt]; ti = t.tinfo[e0 + jt]; }
             const bool p = (pb >> lane) & 1u;
 #if IBP_LEAN_PAIRS
-            // The next row left too when it is coded (G == 1: same table entries): one scan for
-            // both (row sums < 2^16), independent loads and stores.
-            if (t.G == 1 && todo != 0) {
-                const ibp_u32 i2 = (ibp_u32)__ffs((int)todo) - 1;
+            // The next row left too when it is coded and decodes (G == 1: same table entries): one
+            // scan for both (row sums < 2^16), independent loads and stores.
+#if IBP_LEAN_TODO_LOOP
+            const bool has_next = todo != 0;
+            const ibp_u32 i2 = has_next ? (ibp_u32)__ffs((int)todo) - 1 : 0u;
+#else
+            const bool has_next = i + 1 < count;
+            const ibp_u32 i2 = i + 1;
+#endif
+            if (t.G == 1 && has_next) {
                 const ibp_u32 v2 = __shfl_sync(FULL_MASK, verdict, i2);
                 const ibp_u32 b2 = __shfl_sync(FULL_MASK, base, i2);
                 const ibp_u32 pb2 = __shfl_sync(FULL_MASK, pbits, i2);
-                if (!(v2 & IBP_LEAN_RAW)) {
+                if ((v2 & (IBP_LEAN_DECODE | IBP_LEAN_RAW)) == IBP_LEAN_DECODE) {
                     const bool p2 = (pb2 >> lane) & 1u;
                     const ibp_u32 F = ti.w & 127u;
                     const ibp_u32 f = active ? (p ? F : W) : 0u, f2 = active ? (p2 ? F : W) : 0u;
@@ -1669,7 +1700,11 @@ __device__ __forceinline__ void lean_tile_rows(const IbpGatherParams& prm, const
                         ((Stored*)dst)[lane] = (Stored)word;
                         ((Stored*)(dst + 8 * (i2 - i) * row_bytes))[lane] = (Stored)word2;  // row + 8 (i2 - i)
                     }
+#if IBP_LEAN_TODO_LOOP
                     todo &= todo - 1;
+#else
+                    i++;
+#endif
                     continue;
                 }
             }

@@ -74,6 +74,7 @@ const AB_SWITCHES: [&[&str]; 3] = [
         "-DIBP_SMALL_ROWS_ANY_F=0",
         "-DIBP_TILE_W16_PAIRS=0",
         "-DIBP_LEAN_RAW_BATCH=0",
+        "-DIBP_LEAN_TODO_LOOP=0",
     ],
     &["-DIBP_LEAN_HOIST=2"],
     &["-DIBP_LEAN_HOIST=4"],
