@@ -4,9 +4,10 @@
 #   tools/gpu-run.sh --prepare            # here (has Rust): build release test binaries and the bench,
 #                                         # copy them (stripped) and bench/data/gpu-pack into .devrun/
 #   bash tools/gpu-run.sh [bench flags]   # on the GPU machine (no Rust): run them, logs under $OUT
+#   (tools/gpu-ab.sh runs the decode-only part once with other kernel defines, for A/Bs)
 #
 # Environment on the GPU machine: IBP_RUN_MEMCHECK=0 skips compute-sanitizer; IBP_SKIP_BENCH=1 and
-# IBP_SKIP_TESTS=1 skip those parts (tools/gpu-ab.sh wraps one decode-only A/B run) (the tests include the conformance vectors); IBP_BENCH_BIN runs another bench binary (an A/B baseline built
+# IBP_SKIP_TESTS=1 skip those parts (the tests include the conformance vectors); IBP_BENCH_BIN runs another bench binary (an A/B baseline built
 # from an older commit). Test binaries run with IBP_REQUIRE_GPU=1 and
 # IBP_REQUIRE_NVRTC=1, so a missing driver or NVRTC fails instead of skipping.
 set -uo pipefail
