@@ -1717,6 +1717,104 @@ __device__ __forceinline__ void lean_tile_rows(const IbpGatherParams& prm, const
     }
 }
 
+// ---- rows decoded one per thread (lean kernel, rows of <= IBP_LEAN_THREAD_ROWS whole words) ----
+// Short rows keep few lanes busy per word (8 of 32 for a row of eight 64-bit words) and spend most
+// of a lane-per-word pass on the row's checks, the scan and shuffles. Here each thread takes a row
+// (lane i of warp v: rows 32 v + i, + 256, ...), walks its words in order (field j at n + the field
+// lengths of words 0 .. j-1, the sum T at the end) and makes the same checks, in the same order and
+// with the same codes, as lean_tile_rows. Output: 16 bytes per store when rows are a multiple of 16
+// bytes and the output 16-byte aligned (each thread writes its own row; lanes write neighbouring
+// rows), else a word per store. 0: off (rows of <= 16 words take decode_small_rows, the others
+// lean_tile_rows).
+#ifndef IBP_LEAN_THREAD_ROWS
+#define IBP_LEAN_THREAD_ROWS 32  // rows of at most this many words (<= 32)
+#endif
+#if IBP_LEAN_THREAD_ROWS > 32
+#error "IBP_LEAN_THREAD_ROWS is at most 32 (a row's participation bits are one 32-bit word)"
+#endif
+
+// Word k (a constant after unrolling) of a 16-byte vector of WB-byte words, into acc (zeroed).
+template <int WB>
+__device__ __forceinline__ void vec_put(uint4& acc, ibp_u32 k, typename Word<WB>::R word) {
+    if (WB == 8) {
+        const ibp_u32 lo = (ibp_u32)word, hi = (ibp_u32)((ibp_u64)word >> 32);
+        if (k == 0) { acc.x = lo; acc.y = hi; } else { acc.z = lo; acc.w = hi; }
+        return;
+    }
+    const ibp_u32 per = 4 / WB;  // words per 32-bit component
+    const ibp_u32 v = (ibp_u32)word << (8 * WB * (k % per));
+    switch (k / per) {
+        case 0: acc.x |= v; break;
+        case 1: acc.y |= v; break;
+        case 2: acc.z |= v; break;
+        default: acc.w |= v; break;
+    }
+}
+
+// One word of a thread's row: the field at stream bit base + pos (read at the record's end when a
+// corrupt record puts it past it), entry j of the row's group; advances pos by the field's length.
+template <int WB, bool MULTI>
+__device__ __forceinline__ typename Word<WB>::R thread_word(const ibp_u32* w, ibp_u32 base, ibp_u32& pos,
+                                                            ibp_u32 total_bits, ibp_u32 pbits, ibp_u32 j,
+                                                            const uint4* tm_g, const uint4* ti_g) {
+    const bool p = (pbits >> j) & 1u;
+    const uint4 tm = tm_g[j], ti = ti_g[j];
+    const typename Word<WB>::R word = table_word<WB, MULTI>(w, base + min(pos, total_bits), p, tm, ti);
+    pos += p ? (ti.w & 127u) : (ibp_u32)(WB * 8);
+    return word;
+}
+
+template <int WB, bool MULTI>
+__device__ __forceinline__ void thread_tile_rows(const IbpGatherParams& prm, const TileCtx& t, ibp_u32 warp, ibp_u32 lane) {
+    typedef typename Word<WB>::T Stored;
+    const ibp_u32 n = t.n;  // 1 .. IBP_LEAN_THREAD_ROWS; row_bytes == n * WB (a lean coded chunk)
+    const ibp_u32 row_bytes = prm.row_bytes;
+    const ibp_u32 first_words = n >= 32 ? ~0u : (1u << n) - 1u;
+    const ibp_u32 a_mask = (1u << t.align_log2) - 1u;
+    const ibp_u32* const w = (const ibp_u32*)(t.tile - IBP_TILE_GUARD);
+    const ibp_u32 rec0 = (IBP_TILE_GUARD + t.skew) * 8;
+    ibp_u8* const out0 = prm.out + t.k0 * (ibp_u64)row_bytes;
+    const bool vec_out = ((row_bytes | (ibp_u32)(size_t)out0) & 15u) == 0;  // n: a multiple of 16 / WB
+    const ibp_u32 per_vec = 16 / WB;
+    for (ibp_u32 row = warp * 32 + lane; row < t.nrows; row += IBP_TILE_THREADS) {
+        const ibp_u32 off = t.offsets[row];
+        const ibp_u32 len = t.offsets[row + 1] - off;
+        const bool raw = len == t.raw_padded;
+        const ibp_u32 base = rec0 + off * 8, total_bits = len * 8;
+        ibp_u32 code = IBP_STATUS_OK, g = 0;
+        if (!raw && t.G > 1) {
+            const ibp_u64 at = t.groups + t.r0 + row;
+            if (at >= prm.meta_size) code = IBP_STATUS_LAYOUT;
+            else { g = prm.meta[at]; if (g >= t.G) { code = IBP_STATUS_GROUP_ID; g = 0; } }
+        }
+        // A raw record: every word non-participating, fields from bit 0.
+        const ibp_u32 pbits = raw ? 0u : sbits32(w, base) & first_words;
+        const uint4* const tm_g = t.tmask + g * n;
+        const uint4* const ti_g = t.tinfo + g * n;
+        ibp_u8* const dst = out0 + row * (ibp_u64)row_bytes;
+        ibp_u32 pos = raw ? 0u : n;
+        if (vec_out) {
+            for (ibp_u32 j0 = 0; j0 < n; j0 += per_vec) {
+                uint4 acc = make_uint4(0u, 0u, 0u, 0u);
+#pragma unroll
+                for (ibp_u32 k = 0; k < per_vec; k++)
+                    vec_put<WB>(acc, k, thread_word<WB, MULTI>(w, base, pos, total_bits, pbits, j0 + k, tm_g, ti_g));
+                *(uint4*)(dst + j0 * WB) = acc;
+            }
+        } else {
+            for (ibp_u32 j = 0; j < n; j++)
+                ((Stored*)dst)[j] = (Stored)thread_word<WB, MULTI>(w, base, pos, total_bits, pbits, j, tm_g, ti_g);
+        }
+        // pos = T (a raw record: row_bytes * 8). Record length rule L == align_up(ceil(T/8), A) (T > 8L
+        // fails it too), then padding bits T .. 8L-1 zero.
+        if (code == IBP_STATUS_OK) {
+            if (!raw && (pos > total_bits || ((((pos + 7) >> 3) + a_mask) & ~a_mask) != len)) code = IBP_STATUS_ROW_LENGTH;
+            else if (stream_bits_set(w, base + pos, base + total_bits)) code = IBP_STATUS_PADDING;
+        }
+        if (code != IBP_STATUS_OK) ibp_report(prm.status, t.k0 + row, code);
+    }
+}
+
 // Builds the table of a chunk's `entries` (>= 1) positions. Every thread of the block must call it
 // (it ends with a barrier); returns, in every thread, whether every entry has the same F.
 template <int WB>
@@ -2008,6 +2106,18 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
             const bool lean = (table_ok && t.n_ok && n <= 64 && shape_ok && prm.row_bytes == n * wb) || G == 0;
             if (!lean) {
                 for (ibp_u32 row = threadIdx.x; row < nrows; row += IBP_TILE_THREADS) ibp_report(prm.status, t.k0 + row, IBP_STATUS_LAYOUT);
+            } else if (IBP_LEAN_THREAD_ROWS && SHAPE != IBP_LEAN_MID && G != 0 && n <= IBP_LEAN_THREAD_ROWS) {
+                if (t.no_multi) switch (wb) {
+                    case 1: thread_tile_rows<1, false>(prm, t, warp, lane); break;
+                    case 2: thread_tile_rows<2, false>(prm, t, warp, lane); break;
+                    case 4: thread_tile_rows<4, false>(prm, t, warp, lane); break;
+                    default: thread_tile_rows<8, false>(prm, t, warp, lane); break;
+                } else switch (wb) {
+                    case 1: thread_tile_rows<1, true>(prm, t, warp, lane); break;
+                    case 2: thread_tile_rows<2, true>(prm, t, warp, lane); break;
+                    case 4: thread_tile_rows<4, true>(prm, t, warp, lane); break;
+                    default: thread_tile_rows<8, true>(prm, t, warp, lane); break;
+                }
             } else if (IBP_LEAN_SMALL_ROWS && SHAPE != IBP_LEAN_MID && G != 0 && (t.uniform_f || IBP_SMALL_ROWS_ANY_F) &&
                        n <= IBP_TILE_SMALL_ROWS) switch (wb) {
                 case 1: decode_small_rows<1>(prm, t, warp, lane); break;
