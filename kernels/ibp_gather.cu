@@ -1717,20 +1717,25 @@ __device__ __forceinline__ void lean_tile_rows(const IbpGatherParams& prm, const
     }
 }
 
-// ---- rows decoded one per thread (lean kernel, rows of <= IBP_LEAN_THREAD_ROWS whole words) ----
+// ---- short rows decoded in slices, a lane per slice (lean kernel, rows of <= IBP_LEAN_THREAD_ROWS words) ----
 // Short rows keep few lanes busy per word (8 of 32 for a row of eight 64-bit words) and spend most
-// of a lane-per-word pass on the row's checks, the scan and shuffles. Here each thread takes a row
-// (lane i of warp v: rows 32 v + i, + 256, ...), walks its words in order (field j at n + the field
-// lengths of words 0 .. j-1, the sum T at the end) and makes the same checks, in the same order and
-// with the same codes, as lean_tile_rows. Output: 16 bytes per store when rows are a multiple of 16
-// bytes and the output 16-byte aligned (each thread writes its own row; lanes write neighbouring
-// rows), else a word per store. 0: off (rows of <= 16 words take decode_small_rows, the others
-// lean_tile_rows).
+// of a lane-per-word pass on the row's checks, the scan and shuffles. Here a row is cut into K
+// slices of m = ceil(n / K) consecutive words, K a power of two (the row's bytes / IBP_LEAN_LANE_BYTES
+// rounded up, at most 32 and at most n rounded up), and lane s of a K-lane segment walks slice s's
+// words in order: slice lengths (sum of the fields' lengths), an exclusive scan over the segment
+// gives each slice's first stream bit, then each word's field follows the one before, and the
+// segment's total gives T. The same checks, in the same order and with the same codes, as
+// lean_tile_rows (made by each lane, reported by lane 0 of the segment). Output: 16 bytes per store
+// where slices, rows and the output allow it, else a word per store. IBP_LEAN_THREAD_ROWS 0: off
+// (rows of <= 16 words take decode_small_rows, the others lean_tile_rows).
 #ifndef IBP_LEAN_THREAD_ROWS
-#define IBP_LEAN_THREAD_ROWS 32  // rows of at most this many words (<= 32)
+#define IBP_LEAN_THREAD_ROWS 16  // rows of at most this many words (<= 32)
 #endif
 #if IBP_LEAN_THREAD_ROWS > 32
 #error "IBP_LEAN_THREAD_ROWS is at most 32 (a row's participation bits are one 32-bit word)"
+#endif
+#ifndef IBP_LEAN_LANE_BYTES
+#define IBP_LEAN_LANE_BYTES 64  // output bytes per lane a row's slice count aims at
 #endif
 
 // Word k (a constant after unrolling) of a 16-byte vector of WB-byte words, into acc (zeroed).
@@ -1741,7 +1746,7 @@ __device__ __forceinline__ void vec_put(uint4& acc, ibp_u32 k, typename Word<WB>
         if (k == 0) { acc.x = lo; acc.y = hi; } else { acc.z = lo; acc.w = hi; }
         return;
     }
-    const ibp_u32 per = 4 / WB;  // words per 32-bit component
+    const ibp_u32 per = WB < 4 ? 4 / WB : 1u;  // words per 32-bit component (WB == 8 returned above)
     const ibp_u32 v = (ibp_u32)word << (8 * WB * (k % per));
     switch (k / per) {
         case 0: acc.x |= v; break;
@@ -1751,12 +1756,12 @@ __device__ __forceinline__ void vec_put(uint4& acc, ibp_u32 k, typename Word<WB>
     }
 }
 
-// One word of a thread's row: the field at stream bit base + pos (read at the record's end when a
+// One word of a lane's slice: the field at stream bit base + pos (read at the record's end when a
 // corrupt record puts it past it), entry j of the row's group; advances pos by the field's length.
 template <int WB, bool MULTI>
-__device__ __forceinline__ typename Word<WB>::R thread_word(const ibp_u32* w, ibp_u32 base, ibp_u32& pos,
-                                                            ibp_u32 total_bits, ibp_u32 pbits, ibp_u32 j,
-                                                            const uint4* tm_g, const uint4* ti_g) {
+__device__ __forceinline__ typename Word<WB>::R slice_word(const ibp_u32* w, ibp_u32 base, ibp_u32& pos,
+                                                           ibp_u32 total_bits, ibp_u32 pbits, ibp_u32 j,
+                                                           const uint4* tm_g, const uint4* ti_g) {
     const bool p = (pbits >> j) & 1u;
     const uint4 tm = tm_g[j], ti = ti_g[j];
     const typename Word<WB>::R word = table_word<WB, MULTI>(w, base + min(pos, total_bits), p, tm, ti);
@@ -1765,8 +1770,9 @@ __device__ __forceinline__ typename Word<WB>::R thread_word(const ibp_u32* w, ib
 }
 
 template <int WB, bool MULTI>
-__device__ __forceinline__ void thread_tile_rows(const IbpGatherParams& prm, const TileCtx& t, ibp_u32 warp, ibp_u32 lane) {
+__device__ __forceinline__ void slice_tile_rows(const IbpGatherParams& prm, const TileCtx& t, ibp_u32 warp, ibp_u32 lane) {
     typedef typename Word<WB>::T Stored;
+    const ibp_u32 W = WB * 8;
     const ibp_u32 n = t.n;  // 1 .. IBP_LEAN_THREAD_ROWS; row_bytes == n * WB (a lean coded chunk)
     const ibp_u32 row_bytes = prm.row_bytes;
     const ibp_u32 first_words = n >= 32 ? ~0u : (1u << n) - 1u;
@@ -1774,44 +1780,70 @@ __device__ __forceinline__ void thread_tile_rows(const IbpGatherParams& prm, con
     const ibp_u32* const w = (const ibp_u32*)(t.tile - IBP_TILE_GUARD);
     const ibp_u32 rec0 = (IBP_TILE_GUARD + t.skew) * 8;
     ibp_u8* const out0 = prm.out + t.k0 * (ibp_u64)row_bytes;
-    const bool vec_out = ((row_bytes | (ibp_u32)(size_t)out0) & 15u) == 0;  // n: a multiple of 16 / WB
+    // Slices: K = 2^k_log2 lanes per row, m words each (the last ones may hold fewer or none).
+    const ibp_u32 want = (row_bytes + IBP_LEAN_LANE_BYTES - 1) / IBP_LEAN_LANE_BYTES;
+    const ibp_u32 cap = min(n, 32u);
+    ibp_u32 k_log2 = 0;
+    while ((1u << k_log2) < want && (1u << k_log2) < cap) k_log2++;
+    const ibp_u32 K = 1u << k_log2, m = (n + K - 1) >> k_log2;
+    const ibp_u32 seg = lane >> k_log2, s = lane & (K - 1), per_pass = 32u >> k_log2;
+    const ibp_u32 jb = min(s * m, n), je = min(jb + m, n);
+    const bool vec_out = (((m * WB) | row_bytes | (ibp_u32)(size_t)out0) & 15u) == 0;
     const ibp_u32 per_vec = 16 / WB;
-    for (ibp_u32 row = warp * 32 + lane; row < t.nrows; row += IBP_TILE_THREADS) {
-        const ibp_u32 off = t.offsets[row];
-        const ibp_u32 len = t.offsets[row + 1] - off;
-        const bool raw = len == t.raw_padded;
+    for (ibp_u32 row0 = warp * per_pass; row0 < t.nrows; row0 += IBP_TILE_WARPS * per_pass) {
+        const ibp_u32 row = row0 + seg;
+        const bool valid = row < t.nrows;
+        const ibp_u32 off = valid ? t.offsets[row] : 0u;
+        const ibp_u32 len = valid ? t.offsets[row + 1] - off : 0u;
+        const bool raw = valid && len == t.raw_padded;
         const ibp_u32 base = rec0 + off * 8, total_bits = len * 8;
         ibp_u32 code = IBP_STATUS_OK, g = 0;
-        if (!raw && t.G > 1) {
+        if (valid && !raw && t.G > 1) {
             const ibp_u64 at = t.groups + t.r0 + row;
             if (at >= prm.meta_size) code = IBP_STATUS_LAYOUT;
             else { g = prm.meta[at]; if (g >= t.G) { code = IBP_STATUS_GROUP_ID; g = 0; } }
         }
         // A raw record: every word non-participating, fields from bit 0.
-        const ibp_u32 pbits = raw ? 0u : sbits32(w, base) & first_words;
+        const ibp_u32 pbits = raw || !valid ? 0u : sbits32(w, base) & first_words;
         const uint4* const tm_g = t.tmask + g * n;
         const uint4* const ti_g = t.tinfo + g * n;
-        ibp_u8* const dst = out0 + row * (ibp_u64)row_bytes;
-        ibp_u32 pos = raw ? 0u : n;
-        if (vec_out) {
-            for (ibp_u32 j0 = 0; j0 < n; j0 += per_vec) {
-                uint4 acc = make_uint4(0u, 0u, 0u, 0u);
+        // This slice's bits, the ones before it (scan within the segment), the row's T.
+        ibp_u32 bits = 0;
+        if (K > 1)
+            for (ibp_u32 j = jb; j < je; j++) bits += ((pbits >> j) & 1u) ? (ti_g[j].w & 127u) : W;
+        ibp_u32 x = bits;
+        for (ibp_u32 d = 1; d < K; d <<= 1) {
+            const ibp_u32 y = __shfl_up_sync(FULL_MASK, x, d);
+            if (s >= d) x += y;
+        }
+        const ibp_u32 start = raw ? 0u : n;
+        ibp_u32 pos = start + x - bits;
+        if (valid) {
+            ibp_u8* const dst = out0 + row * (ibp_u64)row_bytes;
+            if (vec_out) {
+                for (ibp_u32 j0 = jb; j0 < je; j0 += per_vec) {
+                    uint4 acc = make_uint4(0u, 0u, 0u, 0u);
 #pragma unroll
-                for (ibp_u32 k = 0; k < per_vec; k++)
-                    vec_put<WB>(acc, k, thread_word<WB, MULTI>(w, base, pos, total_bits, pbits, j0 + k, tm_g, ti_g));
-                *(uint4*)(dst + j0 * WB) = acc;
+                    for (ibp_u32 k = 0; k < per_vec; k++)
+                        vec_put<WB>(acc, k, slice_word<WB, MULTI>(w, base, pos, total_bits, pbits, j0 + k, tm_g, ti_g));
+                    *(uint4*)(dst + j0 * WB) = acc;
+                }
+            } else {
+                for (ibp_u32 j = jb; j < je; j++)
+                    ((Stored*)dst)[j] = (Stored)slice_word<WB, MULTI>(w, base, pos, total_bits, pbits, j, tm_g, ti_g);
             }
-        } else {
-            for (ibp_u32 j = 0; j < n; j++)
-                ((Stored*)dst)[j] = (Stored)thread_word<WB, MULTI>(w, base, pos, total_bits, pbits, j, tm_g, ti_g);
         }
-        // pos = T (a raw record: row_bytes * 8). Record length rule L == align_up(ceil(T/8), A) (T > 8L
-        // fails it too), then padding bits T .. 8L-1 zero.
-        if (code == IBP_STATUS_OK) {
-            if (!raw && (pos > total_bits || ((((pos + 7) >> 3) + a_mask) & ~a_mask) != len)) code = IBP_STATUS_ROW_LENGTH;
-            else if (stream_bits_set(w, base + pos, base + total_bits)) code = IBP_STATUS_PADDING;
+        // T (a raw record: row_bytes * 8): the end of the segment's last slice.
+        const ibp_u32 T = K > 1 ? start + __shfl_sync(FULL_MASK, x, (seg << k_log2) + K - 1) : pos;
+        // Record length rule L == align_up(ceil(T/8), A) (T > 8L fails it too), then padding bits
+        // T .. 8L-1 zero.
+        if (valid && s == 0) {
+            if (code == IBP_STATUS_OK) {
+                if (!raw && (T > total_bits || ((((T + 7) >> 3) + a_mask) & ~a_mask) != len)) code = IBP_STATUS_ROW_LENGTH;
+                else if (stream_bits_set(w, base + T, base + total_bits)) code = IBP_STATUS_PADDING;
+            }
+            if (code != IBP_STATUS_OK) ibp_report(prm.status, t.k0 + row, code);
         }
-        if (code != IBP_STATUS_OK) ibp_report(prm.status, t.k0 + row, code);
     }
 }
 
@@ -2108,15 +2140,15 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
                 for (ibp_u32 row = threadIdx.x; row < nrows; row += IBP_TILE_THREADS) ibp_report(prm.status, t.k0 + row, IBP_STATUS_LAYOUT);
             } else if (IBP_LEAN_THREAD_ROWS && SHAPE != IBP_LEAN_MID && G != 0 && n <= IBP_LEAN_THREAD_ROWS) {
                 if (t.no_multi) switch (wb) {
-                    case 1: thread_tile_rows<1, false>(prm, t, warp, lane); break;
-                    case 2: thread_tile_rows<2, false>(prm, t, warp, lane); break;
-                    case 4: thread_tile_rows<4, false>(prm, t, warp, lane); break;
-                    default: thread_tile_rows<8, false>(prm, t, warp, lane); break;
+                    case 1: slice_tile_rows<1, false>(prm, t, warp, lane); break;
+                    case 2: slice_tile_rows<2, false>(prm, t, warp, lane); break;
+                    case 4: slice_tile_rows<4, false>(prm, t, warp, lane); break;
+                    default: slice_tile_rows<8, false>(prm, t, warp, lane); break;
                 } else switch (wb) {
-                    case 1: thread_tile_rows<1, true>(prm, t, warp, lane); break;
-                    case 2: thread_tile_rows<2, true>(prm, t, warp, lane); break;
-                    case 4: thread_tile_rows<4, true>(prm, t, warp, lane); break;
-                    default: thread_tile_rows<8, true>(prm, t, warp, lane); break;
+                    case 1: slice_tile_rows<1, true>(prm, t, warp, lane); break;
+                    case 2: slice_tile_rows<2, true>(prm, t, warp, lane); break;
+                    case 4: slice_tile_rows<4, true>(prm, t, warp, lane); break;
+                    default: slice_tile_rows<8, true>(prm, t, warp, lane); break;
                 }
             } else if (IBP_LEAN_SMALL_ROWS && SHAPE != IBP_LEAN_MID && G != 0 && (t.uniform_f || IBP_SMALL_ROWS_ANY_F) &&
                        n <= IBP_TILE_SMALL_ROWS) switch (wb) {
