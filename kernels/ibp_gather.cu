@@ -1792,7 +1792,7 @@ __device__ __forceinline__ typename Word<WB>::R slice_word(const ibp_u32* w, ibp
 // word. Records of A = 16 start 16-byte aligned, so neighbouring threads' loads meet in one bank of
 // four: fewer loads, fewer conflicts.
 #ifndef IBP_LEAN_WINDOW
-#define IBP_LEAN_WINDOW 1
+#define IBP_LEAN_WINDOW 0  // 1 measured 4-6 % slower on MiniLM V rows (GPU_NOTES entry 40)
 #endif
 struct StreamWindow {
     ibp_u32 a, b, c;  // stream words i, i + 1, i + 2
