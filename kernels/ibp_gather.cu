@@ -1786,59 +1786,6 @@ __device__ __forceinline__ typename Word<WB>::R slice_word(const ibp_u32* w, ibp
     return word;
 }
 
-// IBP_LEAN_WINDOW 1: slice_tile_rows reads a slice's fields through a window of three stream words
-// per thread (StreamWindow), a new word loaded as the fields pass one, instead of two 32-bit loads
-// per 32-bit piece (sbits32): about bits/32 + 2 shared-memory loads per slice instead of 2 or 4 per
-// word. Records of A = 16 start 16-byte aligned, so neighbouring threads' loads meet in one bank of
-// four: fewer loads, fewer conflicts.
-#ifndef IBP_LEAN_WINDOW
-#define IBP_LEAN_WINDOW 0  // 1 measured 4-6 % slower on MiniLM V rows (GPU_NOTES entry 40)
-#endif
-struct StreamWindow {
-    ibp_u32 a, b, c;  // stream words i, i + 1, i + 2
-    ibp_u32 i, o;     // the window's first word; o: the current bit within it (0 .. 31)
-    ibp_u32 lim;      // last word it may load (past a corrupt record's fields: that word again)
-};
-
-__device__ __forceinline__ StreamWindow window_at(const ibp_u32* w, ibp_u32 q, ibp_u32 lim) {
-    StreamWindow sw;
-    sw.i = q >> 5;
-    sw.o = q & 31u;
-    sw.lim = lim;
-    sw.a = w[min(sw.i, lim)];
-    sw.b = w[min(sw.i + 1, lim)];
-    sw.c = w[min(sw.i + 2, lim)];
-    return sw;
-}
-
-// The 32 stream bits d (<= 32) bits past the current one.
-__device__ __forceinline__ ibp_u32 window_bits(const StreamWindow& sw, ibp_u32 d) {
-    const ibp_u32 at = sw.o + d;  // <= 63
-    return at < 32u ? __funnelshift_r(sw.a, sw.b, at) : __funnelshift_r(sw.b, sw.c, at - 32u);
-}
-
-// Moves the current bit f (<= 64) bits on.
-__device__ __forceinline__ void window_skip(StreamWindow& sw, const ibp_u32* w, ibp_u32 f) {
-    const ibp_u32 at = sw.o + f;  // <= 95: the window moves 0 .. 2 words
-    sw.o = at & 31u;
-    if (at >= 32u) { sw.a = sw.b; sw.b = sw.c; sw.c = w[min(sw.i + 3, sw.lim)]; sw.i++; }
-    if (at >= 64u) { sw.a = sw.b; sw.b = sw.c; sw.c = w[min(sw.i + 3, sw.lim)]; sw.i++; }
-}
-
-// slice_word through a window.
-template <int WB, bool MULTI>
-__device__ __forceinline__ typename Word<WB>::R window_word(StreamWindow& sw, const ibp_u32* w, ibp_u32& pos, ibp_u32 pbits,
-                                                            ibp_u32 j, const uint4* tm_g, const uint4* ti_g) {
-    const bool p = (pbits >> j) & 1u;
-    const uint4 tm = tm_g[j], ti = ti_g[j];
-    const ibp_u32 xl = window_bits(sw, 0u);
-    const ibp_u32 xh = WB == 8 ? window_bits(sw, second_piece<WB, MULTI>(p, ti)) : 0u;
-    const ibp_u32 f = p ? (ti.w & 127u) : (ibp_u32)(WB * 8);
-    window_skip(sw, w, f);
-    pos += f;
-    return table_word_bits<WB, MULTI>(xl, xh, p, tm, ti);
-}
-
 template <int WB, bool MULTI>
 __device__ __forceinline__ void slice_tile_rows(const IbpGatherParams& prm, const TileCtx& t, ibp_u32 warp, ibp_u32 lane) {
     typedef typename Word<WB>::T Stored;
@@ -1888,21 +1835,7 @@ __device__ __forceinline__ void slice_tile_rows(const IbpGatherParams& prm, cons
         }
         const ibp_u32 start = raw ? 0u : n;
         ibp_u32 pos = start + x - bits;
-        if (valid && IBP_LEAN_WINDOW) {
-            // (pos past the record: its words from the last one the record's fields may use on.)
-            ibp_u8* const dst = out0 + row * (ibp_u64)row_bytes;
-            StreamWindow sw = window_at(w, base + min(pos, total_bits), ((base + total_bits) >> 5) + 2);
-            if (vec_out) {
-                for (ibp_u32 j0 = jb; j0 < je; j0 += per_vec) {
-                    uint4 acc = make_uint4(0u, 0u, 0u, 0u);
-#pragma unroll
-                    for (ibp_u32 k = 0; k < per_vec; k++) vec_put<WB>(acc, k, window_word<WB, MULTI>(sw, w, pos, pbits, j0 + k, tm_g, ti_g));
-                    *(uint4*)(dst + j0 * WB) = acc;
-                }
-            } else {
-                for (ibp_u32 j = jb; j < je; j++) ((Stored*)dst)[j] = (Stored)window_word<WB, MULTI>(sw, w, pos, pbits, j, tm_g, ti_g);
-            }
-        } else if (valid) {
+        if (valid) {
             ibp_u8* const dst = out0 + row * (ibp_u64)row_bytes;
             if (vec_out) {
                 for (ibp_u32 j0 = jb; j0 < je; j0 += per_vec) {
