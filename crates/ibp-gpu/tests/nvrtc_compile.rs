@@ -75,8 +75,13 @@ const AB_SWITCHES: [&[&str]; 3] = [
         "-DIBP_TILE_W16_PAIRS=0",
         "-DIBP_LEAN_RAW_BATCH=0",
         "-DIBP_LEAN_TODO_LOOP=0",
+        "-DIBP_LEAN_THREAD_ROWS=0",
     ],
-    &["-DIBP_LEAN_HOIST=2"],
+    &[
+        "-DIBP_LEAN_HOIST=2",
+        "-DIBP_LEAN_THREAD_ROWS=32",
+        "-DIBP_LEAN_LANE_BYTES=16",
+    ],
     &["-DIBP_LEAN_HOIST=4"],
 ];
 
