@@ -1751,6 +1751,13 @@ __device__ __forceinline__ void lean_tile_rows(const IbpGatherParams& prm, const
 #if IBP_LEAN_THREAD_ROWS > 32
 #error "IBP_LEAN_THREAD_ROWS is at most 32 (a row's participation bits are one 32-bit word)"
 #endif
+// IBP_LEAN_THREAD_A1_BYTES > 0: rows of up to 32 words and at most this many bytes take the same
+// path in chunks of A = 1, where few records are raw (MiniLM K bf16, 32 words of 16 bits: 0.31 ->
+// 0.44 of the D2D copy at A = 1, but 0.41 -> 0.35 at A = 16 with 64 % of its records raw, which
+// lean_tile_rows copies several per pass; GPU_NOTES entry 40). 0: off (not yet timed as a switch).
+#ifndef IBP_LEAN_THREAD_A1_BYTES
+#define IBP_LEAN_THREAD_A1_BYTES 0
+#endif
 #ifndef IBP_LEAN_LANE_BYTES
 #define IBP_LEAN_LANE_BYTES 64  // output bytes per lane a row's slice count aims at
 #endif
@@ -2155,7 +2162,9 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
             const bool lean = (table_ok && t.n_ok && n <= 64 && shape_ok && prm.row_bytes == n * wb) || G == 0;
             if (!lean) {
                 for (ibp_u32 row = threadIdx.x; row < nrows; row += IBP_TILE_THREADS) ibp_report(prm.status, t.k0 + row, IBP_STATUS_LAYOUT);
-            } else if (IBP_LEAN_THREAD_ROWS && SHAPE != IBP_LEAN_MID && G != 0 && n <= IBP_LEAN_THREAD_ROWS) {
+            } else if (SHAPE != IBP_LEAN_MID && G != 0 &&
+                       ((IBP_LEAN_THREAD_ROWS && n <= IBP_LEAN_THREAD_ROWS) ||
+                        (IBP_LEAN_THREAD_A1_BYTES && align_log2 == 0 && n <= 32 && prm.row_bytes <= IBP_LEAN_THREAD_A1_BYTES))) {
                 if (t.no_multi) switch (wb) {
                     case 1: slice_tile_rows<1, false>(prm, t, warp, lane); break;
                     case 2: slice_tile_rows<2, false>(prm, t, warp, lane); break;
