@@ -24,6 +24,14 @@ fn main() {
         if asan {
             build.flag("-fsanitize=address").flag("-fno-omit-frame-pointer");
         }
+        // IBP_HOST_KERNELS_DEFINES="-DNAME=VALUE ...": the kernels' A/B switches, as the GPU run takes
+        // them from IBP_KERNEL_DEFINES, so a switch is checked on the CPU before it is timed.
+        println!("cargo:rerun-if-env-changed=IBP_HOST_KERNELS_DEFINES");
+        for define in std::env::var("IBP_HOST_KERNELS_DEFINES").unwrap_or_default().split_whitespace() {
+            let define = define.strip_prefix("-D").unwrap_or(define);
+            let (name, value) = define.split_once('=').map_or((define, None), |(n, v)| (n, Some(v)));
+            build.define(name, value);
+        }
         build.compile("ibp_host_kernels");
         if asan {
             println!("cargo:rustc-link-lib=asan");
