@@ -27,7 +27,10 @@ fn main() {
         // IBP_HOST_KERNELS_DEFINES="-DNAME=VALUE ...": the kernels' A/B switches, as the GPU run takes
         // them from IBP_KERNEL_DEFINES, so a switch is checked on the CPU before it is timed.
         println!("cargo:rerun-if-env-changed=IBP_HOST_KERNELS_DEFINES");
-        for define in std::env::var("IBP_HOST_KERNELS_DEFINES").unwrap_or_default().split_whitespace() {
+        for define in std::env::var("IBP_HOST_KERNELS_DEFINES")
+            .unwrap_or_default()
+            .split_whitespace()
+        {
             let define = define.strip_prefix("-D").unwrap_or(define);
             let (name, value) = define.split_once('=').map_or((define, None), |(n, v)| (n, Some(v)));
             build.define(name, value);
