@@ -559,23 +559,6 @@ __device__ __forceinline__ typename Word<WB>::R table_word(const ibp_u32* w, ibp
     return table_word_bits<WB, MULTI>(xl, xh, p, tm, ti);
 }
 
-// table_word for callers whose threads share the entry (a row per thread, word j in every thread):
-// a 3+ run entry's deposit is computed whatever p, then p selects, so threads of participating and
-// non-participating words do not take separate paths.
-template <int WB, bool MULTI>
-__device__ __forceinline__ typename Word<WB>::R table_word_select(const ibp_u32* w, ibp_u32 s, bool p, const uint4& tm,
-                                                                  const uint4& ti) {
-    typedef typename Word<WB>::R R;
-    const ibp_u32 xl = sbits32(w, s);
-    const ibp_u32 xh = WB == 8 ? sbits32(w, s + second_piece<WB, MULTI>(p, ti)) : 0u;
-    if (MULTI && (int)ti.w < 0) {
-        const R dep = table_word_bits<WB, MULTI>(xl, xh, true, tm, ti);
-        const R raw = WB == 8 ? (R)(((ibp_u64)xh << 32) | xl) : (R)(xl & (WB >= 4 ? ~0u : (1u << (8 * WB)) - 1u));
-        return p ? dep : raw;
-    }
-    return table_word_bits<WB, false>(xl, xh, p, tm, ti);
-}
-
 // Stores word j of a row of n words (the last one partial: last_bytes of WB), noting whether a
 // partial last word has bits set above the row's bytes.
 template <int WB>
@@ -828,96 +811,6 @@ __device__ __forceinline__ ibp_u32 decode_pair_row(const ibp_u32* w, ibp_u32 rec
         if (pos + round_bits > total_bits) return IBP_STATUS_ROW_LENGTH;
         if (active) pair_store<HW>(dst, k, pair_word<MULTI, HW>(w, base + pos + x - f, pl, ph, tm, ti), has_hi, aligned2);
         pos += round_bits;
-    }
-    return record_tail(w, rec_byte, len, pos, align_log2, false, lane);
-}
-
-// ---- pair rows decoded in slices, a lane per slice (IBP_PAIR_SERIAL) ----
-// decode_pair_row spends a round of the warp per 32 pairs: a scan, the round's check, and a word
-// decode whose lanes wait on one another's paths. Here lane l takes the slice of IBP_PAIR_SLICE
-// consecutive pairs from pair 256 s + IBP_PAIR_SLICE l (s = 0, 1, ... while pairs remain; 8 pairs
-// per lane: Fashion-MNIST's 196 pairs in one step), sums its slice's field lengths, and one
-// exclusive scan over the warp gives each slice's first stream bit; the step's total is checked
-// against the record before any field is read (the check decode_pair_row makes per round, with the
-// same result: T only grows), then the lane decodes its pairs in order, each field after the one
-// before, and writes its slice 16 bytes per store when the slice is whole and the output aligned.
-// Slices of consecutive entries put lanes IBP_PAIR_SLICE entries apart, into one bank group of
-// shared memory; the pair table is laid out with one spare entry after every IBP_PAIR_SLICE
-// (pair_slot), which spreads them over all of them. Same checks, order and codes as
-// decode_pair_row. 0: off (decode_pair_row).
-#ifndef IBP_PAIR_SERIAL
-#define IBP_PAIR_SERIAL 0
-#endif
-#ifndef IBP_PAIR_SLICE
-#define IBP_PAIR_SLICE 8  // pairs per lane (IBP_PAIR_SLICE * HW / 4 bytes: a multiple of 16)
-#endif
-
-// Slot of pair k in its group's part of the pair table, and the slots a group of P pairs takes
-// (P + ceil(P / IBP_PAIR_SLICE) <= n for n >= 17 whole words: within the G * n entries the host
-// sizes the table for).
-__device__ __forceinline__ ibp_u32 pair_slot(ibp_u32 k) { return IBP_PAIR_SERIAL ? k + k / IBP_PAIR_SLICE : k; }
-__device__ __forceinline__ ibp_u32 pair_group_slots(ibp_u32 P) {
-    return IBP_PAIR_SERIAL ? P + (P + IBP_PAIR_SLICE - 1) / IBP_PAIR_SLICE : P;
-}
-
-template <bool MULTI, int HW>
-__device__ __forceinline__ ibp_u32 decode_pair_row_serial(const ibp_u32* w, ibp_u32 rec_byte, ibp_u32 len, ibp_u8* dst,
-                                                          const uint4* tmask, const uint4* tinfo, ibp_u32 n,
-                                                          ibp_u32 align_log2, ibp_u32 lane) {
-    constexpr ibp_u32 M = IBP_PAIR_SLICE;
-    constexpr ibp_u32 U = HW / 16;  // 32-bit units per pair
-    static_assert((M * U) % 4 == 0, "a whole slice is whole 16-byte vectors");
-    const ibp_u32 P = (n + 1) >> 1;
-    const bool aligned2 = (((size_t)dst) & (HW / 4 - 1)) == 0;
-    const bool aligned16 = (((size_t)dst) & 15u) == 0;
-    const ibp_u32 total_bits = len * 8;
-    if (n > total_bits) return IBP_STATUS_ROW_LENGTH;
-    const ibp_u32 base = rec_byte * 8;
-    ibp_u32 pos = n;  // stream bit of the step's first field
-    for (ibp_u32 k0 = 0; k0 < P; k0 += 32 * M) {
-        const ibp_u32 kb = k0 + lane * M;  // the slice's first pair
-        const ibp_u32 cnt = kb < P ? min(M, P - kb) : 0u;
-        // Participation bits of words 2 kb .. 2 kb + 2M - 1 (bits past n are never used).
-        const ibp_u32 pbits = cnt ? sbits32(w, base + 2 * kb) : 0u;
-        ibp_u32 bits = 0;
-#pragma unroll
-        for (ibp_u32 i = 0; i < M; i++) {
-            const ibp_u32 k = kb + i;
-            const bool has_hi = 2 * k + 1 < n;
-            if (i < cnt) bits += pair_bits<HW>(true, has_hi, (pbits >> (2 * i)) & 1u, has_hi && ((pbits >> (2 * i + 1)) & 1u), tinfo[pair_slot(k)]);
-        }
-        const ibp_u32 x = warp_inclusive_scan(bits);
-        const ibp_u32 step_bits = __shfl_sync(FULL_MASK, x, 31);
-        if (pos + step_bits > total_bits) return IBP_STATUS_ROW_LENGTH;
-        ibp_u32 s = base + pos + x - bits;
-        // A whole slice (M pairs, the last with its high word) to an aligned output: 16 bytes per
-        // store, each vector stored when its pairs are done.
-        const bool vec = cnt == M && aligned16 && 2 * (kb + M) - 1 < n;
-        uint4* const d = (uint4*)(dst + (ibp_u64)kb * (HW / 4));
-#pragma unroll 1
-        for (ibp_u32 q = 0; q < M * U / 4; q++) {
-            ibp_u32 o[4] = {0u, 0u, 0u, 0u};
-#pragma unroll
-            for (ibp_u32 r = 0; r < 4 / U; r++) {
-                const ibp_u32 i = q * (4 / U) + r, k = kb + i;
-                if (i < cnt) {
-                    const bool has_hi = 2 * k + 1 < n;
-                    const bool pl = (pbits >> (2 * i)) & 1u, ph = has_hi && ((pbits >> (2 * i + 1)) & 1u);
-                    const ibp_u32 slot = pair_slot(k);
-                    const uint4 tm = tmask[slot], ti = tinfo[slot];
-                    const ibp_u64 v = pair_word<MULTI, HW>(w, s, pl, ph, tm, ti);
-                    s += pair_bits<HW>(true, has_hi, pl, ph, ti);
-                    if (vec) {
-                        o[r * U] = (ibp_u32)v;
-                        if (U == 2) o[r * U + U - 1] = (ibp_u32)(v >> 32);
-                    } else {
-                        pair_store<HW>(dst, k, v, has_hi, aligned2);
-                    }
-                }
-            }
-            if (vec) d[q] = make_uint4(o[0], o[1], o[2], o[3]);
-        }
-        pos += step_bits;
     }
     return record_tail(w, rec_byte, len, pos, align_log2, false, lane);
 }
@@ -1460,15 +1353,10 @@ __device__ __forceinline__ void decode_tile_rows(const IbpGatherParams& prm, con
                     const ibp_u32* w = (const ibp_u32*)(t.tile - IBP_TILE_GUARD);
                     const ibp_u32 at = IBP_TILE_GUARD + t.skew + off;
                     if (PAIRS_ONLY || ((WB == 4 || WB == 2) && t.pairs)) {
-                        const ibp_u32 e = g * pair_group_slots((t.n + 1) >> 1);
+                        const ibp_u32 e = g * ((t.n + 1) >> 1);
                         constexpr int HW = WB == 2 ? 16 : 32;
-#if IBP_PAIR_SERIAL
-                        code = t.no_multi ? decode_pair_row_serial<false, HW>(w, at, len, dst, t.tmask + e, t.tinfo + e, t.n, t.align_log2, lane)
-                                          : decode_pair_row_serial<true, HW>(w, at, len, dst, t.tmask + e, t.tinfo + e, t.n, t.align_log2, lane);
-#else
                         code = t.no_multi ? decode_pair_row<false, HW>(w, at, len, dst, t.tmask + e, t.tinfo + e, t.n, t.align_log2, lane)
                                           : decode_pair_row<true, HW>(w, at, len, dst, t.tmask + e, t.tinfo + e, t.n, t.align_log2, lane);
-#endif
                     } else if (!PAIRS_ONLY) {
                         const ibp_u32 e = g * t.n;
                         code = decode_table_row<WB>(w, at, len, dst, t.tmask + e, t.tinfo + e, t.n, t.n_ok, row_bytes, t.align_log2, lane);
@@ -1865,18 +1753,14 @@ __device__ __forceinline__ void lean_tile_rows(const IbpGatherParams& prm, const
 #endif
 // IBP_LEAN_THREAD_A1_BYTES > 0: rows of up to 32 words and at most this many bytes take the same
 // path in chunks of A = 1, where few records are raw (MiniLM K bf16, 32 words of 16 bits: 0.31 ->
-// 0.44 of the D2D copy at A = 1, but 0.41 -> 0.35 at A = 16 with 64 % of its records raw, which
-// lean_tile_rows copies several per pass; GPU_NOTES entry 40). 0: off (not yet timed as a switch).
+// 0.45 of the D2D copy at A = 1; at A = 16, with 64 % of its records raw, which lean_tile_rows
+// copies several per pass, the thread path measured 0.41 -> 0.35: GPU_NOTES entries 40 and 41).
+// 0: off.
 #ifndef IBP_LEAN_THREAD_A1_BYTES
-#define IBP_LEAN_THREAD_A1_BYTES 0
+#define IBP_LEAN_THREAD_A1_BYTES 64
 #endif
 #ifndef IBP_LEAN_LANE_BYTES
 #define IBP_LEAN_LANE_BYTES 64  // output bytes per lane a row's slice count aims at
-#endif
-// IBP_LEAN_THREAD_SELECT 1: words through table_word_select (one path for participating words and
-// the others).
-#ifndef IBP_LEAN_THREAD_SELECT
-#define IBP_LEAN_THREAD_SELECT 0
 #endif
 
 // Word k (a constant after unrolling) of a 16-byte vector of WB-byte words, into acc (zeroed).
@@ -1905,11 +1789,7 @@ __device__ __forceinline__ typename Word<WB>::R slice_word(const ibp_u32* w, ibp
                                                            const uint4* tm_g, const uint4* ti_g) {
     const bool p = (pbits >> j) & 1u;
     const uint4 tm = tm_g[j], ti = ti_g[j];
-#if IBP_LEAN_THREAD_SELECT
-    const typename Word<WB>::R word = table_word_select<WB, MULTI>(w, base + min(pos, total_bits), p, tm, ti);
-#else
     const typename Word<WB>::R word = table_word<WB, MULTI>(w, base + min(pos, total_bits), p, tm, ti);
-#endif
     pos += p ? (ti.w & 127u) : (ibp_u32)(WB * 8);
     return word;
 }
@@ -1918,7 +1798,7 @@ template <int WB, bool MULTI>
 __device__ __forceinline__ void slice_tile_rows(const IbpGatherParams& prm, const TileCtx& t, ibp_u32 warp, ibp_u32 lane) {
     typedef typename Word<WB>::T Stored;
     const ibp_u32 W = WB * 8;
-    const ibp_u32 n = t.n;  // 1 .. IBP_LEAN_THREAD_ROWS; row_bytes == n * WB (a lean coded chunk)
+    const ibp_u32 n = t.n;  // 1 .. 32 (IBP_LEAN_THREAD_ROWS, IBP_LEAN_THREAD_A1_BYTES); row_bytes == n * WB (a lean coded chunk)
     const ibp_u32 row_bytes = prm.row_bytes;
     const ibp_u32 first_words = n >= 32 ? ~0u : (1u << n) - 1u;
     const ibp_u32 a_mask = (1u << t.align_log2) - 1u;
@@ -2025,7 +1905,6 @@ __device__ __forceinline__ ibp_u32 build_pair_table(const ibp_u8* masks, ibp_u64
     bool no_multi = true;
     for (ibp_u32 i = threadIdx.x; i < G * P; i += IBP_TILE_THREADS) {
         const ibp_u32 g = i / P, k = i - g * P, lo = g * n + 2 * k;
-        const ibp_u32 slot = g * pair_group_slots(P) + pair_slot(k);
         const bool has_hi = 2 * k + 1 < n;
         const ibp_u64 m = (load_word<HW / 8>(masks, lo) | above) |
                           ((has_hi ? load_word<HW / 8>(masks, lo + 1) | above : 0xffffffffull) << 32);
@@ -2033,8 +1912,8 @@ __device__ __forceinline__ ibp_u32 build_pair_table(const ibp_u8* masks, ibp_u64
                           ((has_hi ? load_word<HW / 8>(masks + words_bytes, lo + 1) : 0ull) << 32);
         uint4 tm, ti;
         table_entry<8>(m, b, tm, ti);
-        tmask[slot] = tm;
-        tinfo[slot] = ti;
+        tmask[i] = tm;
+        tinfo[i] = ti;
         no_multi &= (ti.w & IBP_TILE_MULTI) == 0;
     }
     return __syncthreads_and(no_multi) != 0 ? IBP_TABLE_NO_MULTI : 0u;

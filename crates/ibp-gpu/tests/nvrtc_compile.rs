@@ -76,7 +76,7 @@ const AB_SWITCHES: [&[&str]; 3] = [
         "-DIBP_LEAN_RAW_BATCH=0",
         "-DIBP_LEAN_TODO_LOOP=0",
         "-DIBP_LEAN_THREAD_ROWS=0",
-        "-DIBP_LEAN_THREAD_A1_BYTES=64",
+        "-DIBP_LEAN_THREAD_A1_BYTES=0",
     ],
     &[
         "-DIBP_LEAN_HOIST=2",
