@@ -1762,15 +1762,6 @@ __device__ __forceinline__ void lean_tile_rows(const IbpGatherParams& prm, const
 #ifndef IBP_LEAN_LANE_BYTES
 #define IBP_LEAN_LANE_BYTES 64  // output bytes per lane a row's slice count aims at
 #endif
-// IBP_LEAN_THREAD_RAW_COPY 1: a raw record's slice is copied 16 bytes per store, not decoded word
-// by word as non-participating words. IBP_LEAN_THREAD_ANY_A 1: the rows of IBP_LEAN_THREAD_A1_BYTES
-// take the thread path at any alignment.
-#ifndef IBP_LEAN_THREAD_RAW_COPY
-#define IBP_LEAN_THREAD_RAW_COPY 0
-#endif
-#ifndef IBP_LEAN_THREAD_ANY_A
-#define IBP_LEAN_THREAD_ANY_A 0
-#endif
 
 // Word k (a constant after unrolling) of a 16-byte vector of WB-byte words, into acc (zeroed).
 template <int WB>
@@ -1854,14 +1845,7 @@ __device__ __forceinline__ void slice_tile_rows(const IbpGatherParams& prm, cons
         ibp_u32 pos = start + x - bits;
         if (valid) {
             ibp_u8* const dst = out0 + row * (ibp_u64)row_bytes;
-            if (IBP_LEAN_THREAD_RAW_COPY && raw && vec_out) {
-                // A raw record: the slice's bytes are the record's, 16 at a time.
-                for (ibp_u32 j0 = jb; j0 < je; j0 += per_vec) {
-                    const ibp_u32 b = base + j0 * W;
-                    *(uint4*)(dst + j0 * WB) = make_uint4(sbits32(w, b), sbits32(w, b + 32), sbits32(w, b + 64), sbits32(w, b + 96));
-                }
-                pos += (je - jb) * W;
-            } else if (vec_out) {
+            if (vec_out) {
                 for (ibp_u32 j0 = jb; j0 < je; j0 += per_vec) {
                     uint4 acc = make_uint4(0u, 0u, 0u, 0u);
 #pragma unroll
@@ -2181,7 +2165,7 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
                 for (ibp_u32 row = threadIdx.x; row < nrows; row += IBP_TILE_THREADS) ibp_report(prm.status, t.k0 + row, IBP_STATUS_LAYOUT);
             } else if (SHAPE != IBP_LEAN_MID && G != 0 &&
                        ((IBP_LEAN_THREAD_ROWS && n <= IBP_LEAN_THREAD_ROWS) ||
-                        (IBP_LEAN_THREAD_A1_BYTES && (align_log2 == 0 || IBP_LEAN_THREAD_ANY_A) && n <= 32 && prm.row_bytes <= IBP_LEAN_THREAD_A1_BYTES))) {
+                        (IBP_LEAN_THREAD_A1_BYTES && align_log2 == 0 && n <= 32 && prm.row_bytes <= IBP_LEAN_THREAD_A1_BYTES))) {
                 if (t.no_multi) switch (wb) {
                     case 1: slice_tile_rows<1, false>(prm, t, warp, lane); break;
                     case 2: slice_tile_rows<2, false>(prm, t, warp, lane); break;
