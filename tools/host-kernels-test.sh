@@ -5,6 +5,7 @@
 # buffer the kernels were given aborts the test with a report); without it, says so and runs plain.
 #
 #   bash tools/host-kernels-test.sh [test-name-filter]
+#   IBP_HOST_KERNELS_DEFINES="-DNAME=VALUE ..." bash tools/host-kernels-test.sh   # with A/B switches set
 set -euo pipefail
 cd "$(dirname "$0")/.."
 libasan=$("${CXX:-g++}" -print-file-name=libasan.so 2>/dev/null || true)
