@@ -14,7 +14,7 @@
 //
 // The file is compiled with ibp_status.h prepended (NVRTC gets no include paths).
 
-#define IBP_WARPS_PER_BLOCK 4
+#define IBP_WARPS_PER_BLOCK 4  // a power of two (ibp_gather_split)
 #define FULL_MASK 0xffffffffu
 // A kernel's dynamic shared memory as the byte array `name` (kernels/host/cuda_host.h gives its own).
 #ifndef IBP_DYNAMIC_SMEM
@@ -160,38 +160,29 @@ __device__ __forceinline__ void store_word(ibp_u8* dst, ibp_u32 j, typename Word
     for (ibp_u32 b = 0; b < nbytes; b++) p[b] = (ibp_u8)(w >> (8 * b));
 }
 
-// Decodes one coded record of a row of row_bytes bytes (n = ceil(row_bytes / WB) words, the last one
-// partial when WB does not divide row_bytes, spec 2.4) into dst.
+// Words j0 .. je - 1 (j0 a multiple of 32, je <= n) of a coded record of n words, read with their
+// Mask/Bitval words from masks/bitvals (the row's group), fields from stream bit pos on (pos
+// advances past them): E_ROW_LENGTH as soon as a round's fields would end past total_bits, before
+// any of them is read. last_bytes: bytes of word n - 1 (partial_bad: it has bits set above them).
 template <int WB, class Rec>
-__device__ __forceinline__ ibp_u32 decode_coded(const Rec& rec, ibp_u8* dst, const ibp_u8* masks_p,
-                                                const ibp_u8* bitvals_p, ibp_u32 n, ibp_u32 row_bytes,
-                                                ibp_u32 align_log2, ibp_u32 lane) {
-    typedef typename Word<WB>::T T;
+__device__ __forceinline__ ibp_u32 decode_coded_span(const Rec& rec, ibp_u8* dst, const typename Word<WB>::T* masks,
+                                                     const typename Word<WB>::T* bitvals, ibp_u32 n, ibp_u32 j0,
+                                                     ibp_u32 je, ibp_u32 total_bits, ibp_u32& pos, ibp_u32 last_bytes,
+                                                     bool aligned, bool& partial_bad, ibp_u32 lane) {
     typedef typename Word<WB>::R R;
     const ibp_u32 W = WB * 8;
-    const T* masks = (const T*)masks_p;
-    const T* bitvals = (const T*)bitvals_p;
-    const bool aligned = (((size_t)dst) & (WB - 1)) == 0;
-    if (n == 0 || (ibp_u64)(n - 1) * WB >= row_bytes || (ibp_u64)n * WB < row_bytes) return IBP_STATUS_LAYOUT;
-    const ibp_u32 last_bytes = row_bytes - (n - 1) * WB;  // 1 .. WB
-    bool partial_bad = false;
-    // Bit positions fit 32 bits: a record is at most 2^24 + 127 bytes (checked against raw_padded).
-    const ibp_u32 total_bits = (ibp_u32)(rec.len * 8);
-    if (n > total_bits) return IBP_STATUS_ROW_LENGTH;
-    ibp_u32 pos = n;  // stream bit of the next field
     // Mask/Bitval of this lane's word, loaded one round ahead so the loads overlap a round's work.
     R m_next = 0, b_next = 0;
-    if (lane < n) {
-        m_next = (R)__ldg(masks + lane);
-        b_next = (R)__ldg(bitvals + lane);
+    if (j0 + lane < je) {
+        m_next = (R)__ldg(masks + j0 + lane);
+        b_next = (R)__ldg(bitvals + j0 + lane);
     }
-    ibp_u32 j0 = 0;
 #if IBP_GATHER_ROUND_PAIRS
-    // While a second round exists (j0 + 32 < n), lane decodes words j0 + lane and j0 + 32 + lane:
+    // While a second round exists (j0 + 32 < je), lane decodes words j0 + lane and j0 + 32 + lane:
     // one warp scan of both field lengths (16-bit halves; a round's sum < 2^16), independent work.
-    for (; j0 + 32 < n; j0 += 64) {
+    for (; j0 + 32 < je; j0 += 64) {
         const ibp_u32 ja = j0 + lane, jb = ja + 32;
-        const bool active_b = jb < n;
+        const bool active_b = jb < je;
         const ibp_u32 pbits_a = rec.word32(j0 >> 5), pbits_b = rec.word32((j0 >> 5) + 1);
         const bool pa = (pbits_a >> lane) & 1u;
         const bool pb = active_b && ((pbits_b >> lane) & 1u);
@@ -201,7 +192,7 @@ __device__ __forceinline__ ibp_u32 decode_coded(const Rec& rec, ibp_u8* dst, con
             mb = (R)__ldg(masks + jb);
             bb = (R)__ldg(bitvals + jb);
         }
-        if (ja + 64 < n) {
+        if (ja + 64 < je) {
             m_next = (R)__ldg(masks + ja + 64);
             b_next = (R)__ldg(bitvals + ja + 64);
         }
@@ -231,13 +222,13 @@ __device__ __forceinline__ ibp_u32 decode_coded(const Rec& rec, ibp_u8* dst, con
         pos += bits_a + bits_b;
     }
 #endif
-    for (; j0 < n; j0 += 32) {
+    for (; j0 < je; j0 += 32) {
         const ibp_u32 j = j0 + lane;
-        const bool active = j < n;
+        const bool active = j < je;
         const ibp_u32 pbits = rec.word32(j0 >> 5);  // participation bits j0 .. j0+31 (< n <= total)
         const bool p = active && ((pbits >> lane) & 1u);
         const R m = m_next, b = b_next;
-        if (j + 32 < n) {
+        if (j + 32 < je) {
             m_next = (R)__ldg(masks + j + 32);
             b_next = (R)__ldg(bitvals + j + 32);
         }
@@ -269,19 +260,52 @@ __device__ __forceinline__ ibp_u32 decode_coded(const Rec& rec, ibp_u8* dst, con
         }
         pos += round_bits;
     }
-    // Record length rule: L == align_up(ceil(T/8), A).
+    return IBP_STATUS_OK;
+}
+
+// The checks once a coded record's fields end at stream bit pos, for decode_coded: the record length
+// rule L == align_up(ceil(T/8), A) (E_ROW_LENGTH), padding bits T .. 8L-1 zero, then a partial last
+// word's bits above the row's bytes zero (spec 2.4, 6.2; both E_PADDING).
+template <class Rec>
+__device__ __forceinline__ ibp_u32 coded_tail(const Rec& rec, ibp_u32 pos, ibp_u32 align_log2, bool partial_bad,
+                                              ibp_u32 lane) {
     const ibp_u32 a = 1u << align_log2;
     const ibp_u32 need = (((pos + 7) >> 3) + a - 1) & ~(a - 1);
     if (need != rec.len) return IBP_STATUS_ROW_LENGTH;
-    // Padding bits T .. 8L-1 must be zero.
     bool bad = false;
     const ibp_u32 first_full = (pos + 7) >> 3;
     if (lane == 0 && (pos & 7)) bad = (rec.byte_at(pos >> 3) >> (pos & 7)) != 0;
     for (ibp_u32 t = first_full + lane; t < (ibp_u32)rec.len; t += 32) bad |= rec.byte_at(t) != 0;
     if (__any_sync(FULL_MASK, bad)) return IBP_STATUS_PADDING;
-    // A partial last word's bits above the row's bytes must be zero (spec 2.4, 6.2).
     if (__any_sync(FULL_MASK, partial_bad)) return IBP_STATUS_PADDING;
     return IBP_STATUS_OK;
+}
+
+// Whether n words of WB bytes make a row of row_bytes bytes (the last one partial when WB does not
+// divide row_bytes, spec 2.4).
+__device__ __forceinline__ bool words_fit_row(ibp_u32 n, ibp_u32 wb, ibp_u32 row_bytes) {
+    return n != 0 && (ibp_u64)(n - 1) * wb < row_bytes && (ibp_u64)n * wb >= row_bytes;
+}
+
+// Decodes one coded record of a row of row_bytes bytes (n = ceil(row_bytes / WB) words, the last one
+// partial when WB does not divide row_bytes, spec 2.4) into dst.
+template <int WB, class Rec>
+__device__ __forceinline__ ibp_u32 decode_coded(const Rec& rec, ibp_u8* dst, const ibp_u8* masks_p,
+                                                const ibp_u8* bitvals_p, ibp_u32 n, ibp_u32 row_bytes,
+                                                ibp_u32 align_log2, ibp_u32 lane) {
+    typedef typename Word<WB>::T T;
+    const bool aligned = (((size_t)dst) & (WB - 1)) == 0;
+    if (!words_fit_row(n, WB, row_bytes)) return IBP_STATUS_LAYOUT;
+    const ibp_u32 last_bytes = row_bytes - (n - 1) * WB;  // 1 .. WB
+    bool partial_bad = false;
+    // Bit positions fit 32 bits: a record is at most 2^24 + 127 bytes (checked against raw_padded).
+    const ibp_u32 total_bits = (ibp_u32)(rec.len * 8);
+    if (n > total_bits) return IBP_STATUS_ROW_LENGTH;
+    ibp_u32 pos = n;  // stream bit of the next field
+    const ibp_u32 code = decode_coded_span<WB>(rec, dst, (const T*)masks_p, (const T*)bitvals_p, n, 0, n, total_bits,
+                                               pos, last_bytes, aligned, partial_bad, lane);
+    if (code != IBP_STATUS_OK) return code;
+    return coded_tail(rec, pos, align_log2, partial_bad, lane);
 }
 
 template <class Rec>
@@ -606,35 +630,23 @@ __device__ __forceinline__ ibp_u32 record_tail(const ibp_u32* w, ibp_u32 rec_byt
     return IBP_STATUS_OK;
 }
 
-// Decodes one coded record at byte rec_byte of the shared-memory stream w through the tables
-// (entries tmask/tinfo of the row's group). Same checks, order and codes as decode_coded.
-// n_ok: n == ceil(row_bytes / WB) (checked once per tile).
-// While two rounds of 32 words remain (IBP_TILE_ROUND_PAIRS), a lane decodes word j0 + lane and
-// word j0 + 32 + lane together: both field lengths (<= 64 bits, so a round's sum < 2^16) share one
-// warp scan as the low and high 16 bits of one 32-bit value, and the two words' loads and stores
-// are independent, which gives the scheduler twice the work per dependent step.
 #ifndef IBP_TILE_ROUND_PAIRS
 #define IBP_TILE_ROUND_PAIRS 1
 #endif
+// Words j0 .. je - 1 of a coded record (j0 a multiple of 32; je <= n) through the tables, their
+// fields from stream bit pos on (pos advances past them): E_ROW_LENGTH as soon as a round's fields
+// would end past total_bits, before any of them is read. base: the record's first stream bit in w.
 template <int WB>
-__device__ __forceinline__ ibp_u32 decode_table_row(const ibp_u32* w, ibp_u32 rec_byte, ibp_u32 len, ibp_u8* dst,
-                                                    const uint4* tmask, const uint4* tinfo, ibp_u32 n, bool n_ok,
-                                                    ibp_u32 row_bytes, ibp_u32 align_log2, ibp_u32 lane) {
+__device__ __forceinline__ ibp_u32 decode_table_span(const ibp_u32* w, ibp_u32 base, ibp_u32 total_bits, ibp_u8* dst,
+                                                     const uint4* tmask, const uint4* tinfo, ibp_u32 n, ibp_u32 j0,
+                                                     ibp_u32 je, ibp_u32& pos, ibp_u32 last_bytes, bool aligned,
+                                                     bool& partial_bad, ibp_u32 lane) {
     const ibp_u32 W = WB * 8;
-    const bool aligned = (((size_t)dst) & (WB - 1)) == 0;
-    if (!n_ok) return IBP_STATUS_LAYOUT;
-    const ibp_u32 last_bytes = row_bytes - (n - 1) * WB;  // 1 .. WB
-    bool partial_bad = false;
-    const ibp_u32 total_bits = len * 8;
-    if (n > total_bits) return IBP_STATUS_ROW_LENGTH;
-    const ibp_u32 base = rec_byte * 8;
-    ibp_u32 pos = n;  // stream bit of the next field
-    ibp_u32 j0 = 0;
 #if IBP_TILE_ROUND_PAIRS
-    // Every word of the first round and at least one of the second exist (j0 + 32 < n).
-    for (; j0 + 32 < n; j0 += 64) {
+    // Every word of the first round and at least one of the second exist (j0 + 32 < je).
+    for (; j0 + 32 < je; j0 += 64) {
         const ibp_u32 ja = j0 + lane, jb = j0 + 32 + lane;
-        const bool active_b = jb < n;
+        const bool active_b = jb < je;
         const ibp_u32 pbits_a = sbits32(w, base + j0), pbits_b = sbits32(w, base + j0 + 32);
         const bool pa = (pbits_a >> lane) & 1u;
         const bool pb = active_b && ((pbits_b >> lane) & 1u);
@@ -658,9 +670,9 @@ __device__ __forceinline__ ibp_u32 decode_table_row(const ibp_u32* w, ibp_u32 re
         pos += bits_a + bits_b;
     }
 #endif
-    for (; j0 < n; j0 += 32) {
+    for (; j0 < je; j0 += 32) {
         const ibp_u32 j = j0 + lane;
-        const bool active = j < n;
+        const bool active = j < je;
         const ibp_u32 pbits = sbits32(w, base + j0);
         const bool p = active && ((pbits >> lane) & 1u);
         const ibp_u32 jt = active ? j : 0u;  // the table has n >= 1 entries per group
@@ -676,9 +688,32 @@ __device__ __forceinline__ ibp_u32 decode_table_row(const ibp_u32* w, ibp_u32 re
         }
         pos += round_bits;
     }
-    return record_tail(w, rec_byte, len, pos, align_log2, partial_bad, lane);
+    return IBP_STATUS_OK;
 }
 
+// Decodes one coded record at byte rec_byte of the shared-memory stream w through the tables
+// (entries tmask/tinfo of the row's group). Same checks, order and codes as decode_coded.
+// n_ok: n == ceil(row_bytes / WB) (checked once per tile).
+// While two rounds of 32 words remain (IBP_TILE_ROUND_PAIRS), a lane decodes word j0 + lane and
+// word j0 + 32 + lane together: both field lengths (<= 64 bits, so a round's sum < 2^16) share one
+// warp scan as the low and high 16 bits of one 32-bit value, and the two words' loads and stores
+// are independent, which gives the scheduler twice the work per dependent step.
+template <int WB>
+__device__ __forceinline__ ibp_u32 decode_table_row(const ibp_u32* w, ibp_u32 rec_byte, ibp_u32 len, ibp_u8* dst,
+                                                    const uint4* tmask, const uint4* tinfo, ibp_u32 n, bool n_ok,
+                                                    ibp_u32 row_bytes, ibp_u32 align_log2, ibp_u32 lane) {
+    const bool aligned = (((size_t)dst) & (WB - 1)) == 0;
+    if (!n_ok) return IBP_STATUS_LAYOUT;
+    const ibp_u32 last_bytes = row_bytes - (n - 1) * WB;  // 1 .. WB
+    bool partial_bad = false;
+    const ibp_u32 total_bits = len * 8;
+    if (n > total_bits) return IBP_STATUS_ROW_LENGTH;
+    ibp_u32 pos = n;  // stream bit of the next field
+    const ibp_u32 code = decode_table_span<WB>(w, rec_byte * 8, total_bits, dst, tmask, tinfo, n, 0, n, pos, last_bytes,
+                                               aligned, partial_bad, lane);
+    if (code != IBP_STATUS_OK) return code;
+    return record_tail(w, rec_byte, len, pos, align_log2, partial_bad, lane);
+}
 
 // ---- 32-bit and 16-bit words decoded in pairs ----------------------------------------------------
 //
@@ -1005,12 +1040,12 @@ __device__ __forceinline__ void finish(const IbpGatherParams& prm, const Job& jo
             for (ibp_u64 t = prm.row_bytes + lane; t < job.len; t += 32) bad |= from[t] != 0;
             if (__any_sync(FULL_MASK, bad)) code = IBP_STATUS_PADDING;
         } else if (job.staged && job.table) {
-            const ibp_u32 n = job.n, wb = job.wb, row_bytes = prm.row_bytes;
-            const bool n_ok = n != 0 && (ibp_u64)(n - 1) * wb < row_bytes && (ibp_u64)n * wb >= row_bytes;
+            const ibp_u32 n = job.n, row_bytes = prm.row_bytes;
+            const bool n_ok = words_fit_row(n, job.wb, row_bytes);
             const ibp_u32* w = (const ibp_u32*)buf;
             const ibp_u32 at = (ibp_u32)((size_t)job.src & 15), len = (ibp_u32)job.len;
             const uint4* tinfo = job.table + job.entries;
-            switch (wb) {
+            switch (job.wb) {
                 case 1: code = decode_table_row<1>(w, at, len, dst, job.table, tinfo, n, n_ok, row_bytes, job.align_log2, lane); break;
                 case 2: code = decode_table_row<2>(w, at, len, dst, job.table, tinfo, n, n_ok, row_bytes, job.align_log2, lane); break;
                 case 4: code = decode_table_row<4>(w, at, len, dst, job.table, tinfo, n, n_ok, row_bytes, job.align_log2, lane); break;
@@ -1073,6 +1108,135 @@ ibp_gather(const IbpGatherParams prm) {
         if (!have_next) break;
         cur = nxt;
         k = kn;
+    }
+}
+
+// ---- small batches: a row over several warps (ibp_gather_split) --------------------------------
+//
+// A gather of few rows leaves most of the GPU idle, and its time ends with the decode of the last
+// records to arrive, one warp each. ibp_gather_split gives each request S = 2^split_log2 warps of
+// a block (S divides IBP_WARPS_PER_BLOCK; the block's IBP_WARPS_PER_BLOCK / S groups take one request
+// each per step). A staged coded record of at least u * S words (u = split_words, a multiple of 32
+// the host passes: 64) is loaded by the group's S warps together; warp s then decodes words
+// s*m .. s*m + m - 1 (m: ceil(n / S) rounded up to a multiple of u), through
+// the chunk's decode table or its Mask/Bitval words as ibp_gather would, its first field's stream
+// bit found from the participation bits and field lengths of the words before them (one pass over
+// them, a lane per word, no scan), and the warp of the last words
+// makes the record's final checks and reports its failure: the same bytes and the same first
+// failure as ibp_gather (a field past the record's end moves every later segment's start past it
+// too, so that warp sees E_ROW_LENGTH whenever a warp before it stopped on it). Other requests are
+// decoded by the group's first warp, as ibp_gather does. Same parameters as ibp_gather, plus
+// split_log2 and split_words; dynamic shared memory: prm.stage_bytes per warp, as ibp_gather.
+
+// Stream bit where the field of word jb (a multiple of 32, <= n <= the record's bits) starts: n
+// (the participation bits) plus the fields of words 0 .. jb - 1, a lane per word: field(j, p) is
+// word j's field length, p its participation bit.
+template <class Rec, class Field>
+__device__ __forceinline__ ibp_u32 span_start(const Rec& rec, ibp_u32 n, ibp_u32 jb, const Field& field, ibp_u32 lane) {
+    ibp_u32 bits = 0;
+#pragma unroll 4
+    for (ibp_u32 j0 = 0; j0 < jb; j0 += 32) bits += field(j0 + lane, (rec.word32(j0 >> 5) >> lane) & 1u);
+    return n + warp_sum32(bits);
+}
+
+// Warp `sub` of S's share of a staged coded record of n >= u * S words (see above), through the
+// table (tmask non-null) or the Mask/Bitval words: what the warp reports (only the warp of the
+// record's last words reports anything).
+template <int WB>
+__device__ __forceinline__ ibp_u32 split_row(const SmemRecord& rec, ibp_u8* dst, const uint4* tmask, const uint4* tinfo,
+                                             const ibp_u8* masks_p, const ibp_u8* bitvals_p, ibp_u32 n,
+                                             ibp_u32 row_bytes, ibp_u32 align_log2, ibp_u32 sub, ibp_u32 S,
+                                             ibp_u32 u, ibp_u32 lane) {
+    typedef typename Word<WB>::T T;
+    const ibp_u32 W = WB * 8;
+    const ibp_u32 m = (((n + S - 1) / S) + u - 1) / u * u;
+    const ibp_u32 jb = sub * m;
+    if (jb >= n) return IBP_STATUS_OK;
+    const ibp_u32 je = min(jb + m, n);
+    const bool last = je == n;
+    if (!words_fit_row(n, WB, row_bytes)) return last ? IBP_STATUS_LAYOUT : IBP_STATUS_OK;
+    const ibp_u32 total_bits = (ibp_u32)(rec.len * 8);
+    if (n > total_bits) return last ? IBP_STATUS_ROW_LENGTH : IBP_STATUS_OK;
+    const bool aligned = (((size_t)dst) & (WB - 1)) == 0;
+    const ibp_u32 last_bytes = row_bytes - (n - 1) * WB;  // 1 .. WB
+    bool partial_bad = false;
+    const T* masks = (const T*)masks_p;
+    ibp_u32 pos, code;
+    if (tmask) {
+        pos = span_start(rec, n, jb, [&](ibp_u32 j, bool p) { return p ? (tinfo[j].w & 127u) : W; }, lane);
+        code = decode_table_span<WB>(rec.w, 8 * rec.off, total_bits, dst, tmask, tinfo, n, jb, je, pos, last_bytes,
+                                     aligned, partial_bad, lane);
+    } else {
+        pos = span_start(rec, n, jb, [&](ibp_u32 j, bool p) {
+            return p ? W - (ibp_u32)(WB == 8 ? __popcll((ibp_u64)__ldg(masks + j)) : __popc((ibp_u32)__ldg(masks + j))) : W;
+        }, lane);
+        code = decode_coded_span<WB>(rec, dst, masks, (const T*)bitvals_p, n, jb, je, total_bits, pos, last_bytes,
+                                     aligned, partial_bad, lane);
+    }
+    if (!last) return IBP_STATUS_OK;
+    if (code != IBP_STATUS_OK) return code;
+    return tmask ? record_tail(rec.w, rec.off, (ibp_u32)rec.len, pos, align_log2, partial_bad, lane)
+                 : coded_tail(rec, pos, align_log2, partial_bad, lane);
+}
+
+extern "C" __global__ void __launch_bounds__(32 * IBP_WARPS_PER_BLOCK)
+ibp_gather_split(const IbpGatherParams prm, ibp_u32 split_log2, ibp_u32 split_words) {
+    IBP_DYNAMIC_SMEM(ibp_stage);
+    __shared__ ibp_u64 first_rows_smem[IBP_SMEM_CHUNKS];
+    const ibp_u32 lane = threadIdx.x & 31;
+    const ibp_u32 warp = threadIdx.x >> 5;
+    // S warps per request, at most the block's (IBP_WARPS_PER_BLOCK is a power of two).
+    const ibp_u32 S = min(1u << min(split_log2, 5u), (ibp_u32)IBP_WARPS_PER_BLOCK);
+    const ibp_u32 groups = IBP_WARPS_PER_BLOCK / S;
+    const ibp_u32 group = warp / S, sub = warp % S;
+    const ibp_u32 u = max(32u, min(split_words, 1u << 16) & ~31u);  // words per warp at least, a multiple of 32
+    const ibp_u64* first_rows;
+    if (!(IBP_GATHER_LEAN_LOOKUP && prm.chunk_rows) && prm.chunk_count <= IBP_SMEM_CHUNKS) {
+        for (ibp_u32 i = threadIdx.x; i < prm.chunk_count; i += blockDim.x) first_rows_smem[i] = prm.chunks[i].first_row;
+        __syncthreads();
+        first_rows = first_rows_smem;
+    } else {
+        first_rows = 0;
+    }
+    // The group's staging buffer: its first warp's (S * stage_bytes in all for the group's warps).
+    ibp_u8* const stage = ibp_stage + (ibp_u64)group * S * prm.stage_bytes;
+    // Block-uniform steps (every thread reaches each barrier): group g takes request step + g.
+    for (ibp_u64 step = (ibp_u64)blockIdx.x * groups; step < prm.count; step += (ibp_u64)gridDim.x * groups) {
+        const ibp_u64 k = step + group;
+        const bool valid = group < groups && k < prm.count;
+        Job job;
+        if (valid) job = lookup(prm, first_rows, request_row(prm, k), lane);
+        const bool ok = valid && job.code == IBP_STATUS_OK;
+        const bool split = ok && job.staged && !job.raw && job.n >= u * S;
+        if (ok && job.staged && (split || sub == 0)) {
+            // The 16-byte vectors covering the record (stage_span), by the group's warps or the first.
+            ibp_u64 vecs;
+            const uint4* src = stage_span(job.src, job.len, vecs);
+            const ibp_u32 t = split ? sub * 32 + lane : lane, threads = split ? S * 32 : 32u;
+            for (ibp_u64 i = t; i < vecs; i += threads) ((uint4*)stage)[i] = src[i];
+        }
+        __syncthreads();
+        if (split) {
+            SmemRecord rec;
+            rec.w = (const ibp_u32*)stage;
+            rec.len = job.len;
+            rec.off = (ibp_u32)((size_t)job.src & 15);
+            const uint4* tinfo = job.table ? job.table + job.entries : 0;
+            const ibp_u8* bitvals = job.masks + job.words_bytes;
+            ibp_u8* dst = prm.out + k * (ibp_u64)prm.row_bytes;
+            const ibp_u32 n = job.n, rb = prm.row_bytes, al = job.align_log2;
+            ibp_u32 code;
+            switch (job.wb) {
+                case 1: code = split_row<1>(rec, dst, job.table, tinfo, job.masks, bitvals, n, rb, al, sub, S, u, lane); break;
+                case 2: code = split_row<2>(rec, dst, job.table, tinfo, job.masks, bitvals, n, rb, al, sub, S, u, lane); break;
+                case 4: code = split_row<4>(rec, dst, job.table, tinfo, job.masks, bitvals, n, rb, al, sub, S, u, lane); break;
+                default: code = split_row<8>(rec, dst, job.table, tinfo, job.masks, bitvals, n, rb, al, sub, S, u, lane); break;
+            }
+            if (code != IBP_STATUS_OK && lane == 0) ibp_report(prm.status, k, code);
+        } else if (valid && sub == 0) {
+            finish(prm, job, k, stage, lane);
+        }
+        __syncthreads();  // the staging buffers are refilled at the next step
     }
 }
 

@@ -571,8 +571,19 @@ impl GpuEntry {
                 launch::gather_flat(&self.device.gather_flat_fn, stream, &p, self.device.blocks_for(count))
                     .map_err(GpuError::driver("launching ibp_gather_flat"))?
             }
-            _ => launch::gather(&self.device.gather_fn, stream, &p, self.device.blocks_for(count))
-                .map_err(GpuError::driver("launching ibp_gather"))?,
+            _ => match gather_split_log2(count, coded_words(&self.layout), self.device.sm_count()) {
+                0 => launch::gather(&self.device.gather_fn, stream, &p, self.device.blocks_for(count))
+                    .map_err(GpuError::driver("launching ibp_gather"))?,
+                split => launch::gather_split(
+                    &self.device.gather_split_fn,
+                    stream,
+                    &p,
+                    split,
+                    split_words(),
+                    split_blocks(count, split, self.device.sm_count()),
+                )
+                .map_err(GpuError::driver("launching ibp_gather_split"))?,
+            },
         }
         Ok(PendingDecode {
             status: Some(status),
@@ -610,6 +621,68 @@ impl GpuEntry {
         *lock(&self.tile_cache) = Some((key, table.clone()));
         Ok(table)
     }
+}
+
+/// Warps per SM that `ibp_gather_split` has resident at once (8 blocks of 4 warps: 64 registers
+/// per thread).
+const SPLIT_RESIDENT_WARPS_PER_SM: u64 = 32;
+
+/// The most words per row among `layout`'s coded chunks (0 when every chunk is raw).
+pub(crate) fn coded_words(layout: &EntryLayout) -> u32 {
+    layout
+        .chunks
+        .iter()
+        .filter(|c| c.group_count > 0)
+        .map(|c| c.words_per_row)
+        .max()
+        .unwrap_or(0)
+}
+
+/// Fewest words of a row each warp of `ibp_gather_split` decodes (a multiple of 32; a warp's
+/// segment is a multiple of it): 64, or the environment variable `IBP_SPLIT_WORDS` for A/B runs
+/// (read once per process).
+pub(crate) fn split_words() -> u32 {
+    static WORDS: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    *WORDS.get_or_init(|| {
+        std::env::var("IBP_SPLIT_WORDS")
+            .ok()
+            .and_then(|v| v.trim().parse::<u32>().ok())
+            .map_or(64, |w| (w.clamp(32, 1 << 16)) & !31)
+    })
+}
+
+/// log2 of the warps `ibp_gather_split` gives each request of a gather of `count` rows whose
+/// longest coded rows have `words` words, on a GPU of `sm_count` multiprocessors; 0: `ibp_gather`
+/// (one warp per request). A batch too small to fill the GPU ends with the decode of its last
+/// records, a warp each; the most warps per request (up to the block's) that keep every request's
+/// warps resident at once and leave each at least [`split_words`] words shorten that tail
+/// (bench/GPU_NOTES.md entry 42). The environment variable `IBP_GATHER_SPLIT` overrides this for
+/// A/B runs: `0` never splits, `1`/`2` always take that value (read once per process).
+pub(crate) fn gather_split_log2(count: u64, words: u32, sm_count: u32) -> u32 {
+    static FORCED: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
+    let forced = *FORCED.get_or_init(|| {
+        std::env::var("IBP_GATHER_SPLIT")
+            .ok()
+            .and_then(|v| v.trim().parse::<u32>().ok())
+            .map(|v| v.min(launch::WARPS_PER_BLOCK.trailing_zeros()))
+    });
+    forced.unwrap_or_else(|| auto_split_log2(count, words, sm_count, split_words()))
+}
+
+/// [`gather_split_log2`] without the override, for warps of at least `per_warp` words.
+pub(crate) fn auto_split_log2(count: u64, words: u32, sm_count: u32, per_warp: u32) -> u32 {
+    let resident = sm_count as u64 * SPLIT_RESIDENT_WARPS_PER_SM;
+    (1..=launch::WARPS_PER_BLOCK.trailing_zeros())
+        .filter(|&log2| count.saturating_mul(1 << log2) <= resident && words as u64 >= (per_warp as u64) << log2)
+        .max()
+        .unwrap_or(0)
+}
+
+/// Blocks of an `ibp_gather_split` launch: one step of every group covers the requests, up to 32
+/// blocks per SM (the kernel loops over the rest).
+pub(crate) fn split_blocks(count: u64, split_log2: u32, sm_count: u32) -> u32 {
+    let groups = (launch::WARPS_PER_BLOCK >> split_log2).max(1) as u64;
+    count.div_ceil(groups).clamp(1, sm_count.max(1) as u64 * 32) as u32
 }
 
 /// One staging buffer per warp of `ibp_gather`: the 16-byte vectors covering the largest record (up
@@ -1073,6 +1146,37 @@ mod tests {
     use super::*;
     use crate::testdata::{encode_rows, float_rows, sparse_rows, Rng};
     use ibp_codec::EncodeOptions;
+
+    #[test]
+    fn small_gathers_of_long_rows_take_several_warps_per_row() {
+        // 132 SMs hold 4224 warps of ibp_gather_split.
+        assert_eq!(
+            auto_split_log2(1024, 384, 132, 64),
+            2,
+            "1K rows of 384 words: 4 warps each"
+        );
+        assert_eq!(auto_split_log2(2048, 384, 132, 64), 1, "2K rows: 2 warps each");
+        assert_eq!(
+            auto_split_log2(4096, 384, 132, 64),
+            0,
+            "4K rows fill the GPU a warp each"
+        );
+        assert_eq!(
+            auto_split_log2(1024, 200, 132, 64),
+            1,
+            "200 words: 64 or more per warp for 2 warps only"
+        );
+        assert_eq!(auto_split_log2(1024, 200, 132, 32), 2, "32 or more per warp: 4 warps");
+        assert_eq!(
+            auto_split_log2(1, 127, 132, 64),
+            0,
+            "rows under 128 words stay on one warp"
+        );
+        assert_eq!(auto_split_log2(16, 4096, 1, 64), 1, "one SM: 32 warps");
+        assert_eq!(split_blocks(1024, 2, 132), 1024, "a block per request at 4 warps each");
+        assert_eq!(split_blocks(1024, 1, 132), 512);
+        assert_eq!(split_blocks(1 << 20, 1, 132), 132 * 32, "grid capped, the kernel loops");
+    }
 
     #[test]
     fn lean_tiles_are_larger_while_four_blocks_fit_an_sm() {

@@ -8,8 +8,8 @@
 //! [`GpuEntry`]: crate::GpuEntry
 
 use crate::entry::{
-    auto_tile_kernel, build_layout, failure_error, layout_params, range_chunks, read_entry, stage_bytes, table_offsets,
-    tile_starts, tiling, RangeTiles,
+    auto_tile_kernel, build_layout, coded_words, failure_error, gather_split_log2, layout_params, range_chunks,
+    read_entry, split_blocks, split_words, stage_bytes, table_offsets, tile_starts, tiling, RangeTiles,
 };
 use crate::launch::{self, GatherParams};
 use crate::status::KernelFailure;
@@ -19,6 +19,7 @@ use ibp_format::ChunkMeta;
 extern "C" {
     fn ibp_host_gather(p: *const GatherParams, blocks: u32, smem: u32);
     fn ibp_host_gather_flat(p: *const GatherParams, blocks: u32);
+    fn ibp_host_gather_split(p: *const GatherParams, split_log2: u32, split_words: u32, blocks: u32, smem: u32);
     fn ibp_host_build_tables(p: *const GatherParams, tables_size: u64);
     fn ibp_host_decode_tiles(
         p: *const GatherParams,
@@ -285,10 +286,44 @@ impl HostKernels {
         unsafe { ibp_host_gather(p, blocks, self.stage_bytes * launch::WARPS_PER_BLOCK) };
     }
 
-    /// Gathers of a flat entry go through `ibp_gather_flat`, as on the device.
+    /// `ibp_gather_split` with `2^split_log2` warps per request (clamped to the block's) over the
+    /// same requests as [`HostKernels::gather`]: the rows, or the first failing request's error.
+    pub fn gather_split(&self, rows: &[u64], split_log2: u32) -> GpuResult<Vec<u8>> {
+        let count = rows.len() as u64;
+        let mut out = Aligned::zeroed((count * self.layout.row_bytes) as usize);
+        let mut status = 0u64;
+        if count > 0 {
+            let p = self.params(rows.as_ptr() as u64, 0, count, &mut out, &mut status);
+            self.launch_split(&p, split_log2);
+        }
+        Self::finish(status, out, |k| {
+            rows.get(k as usize).map_or("?".into(), |r| r.to_string())
+        })
+    }
+
+    fn launch_split(&self, p: &GatherParams, split_log2: u32) {
+        let blocks = split_blocks(p.count, split_log2, 1).min(MAX_BLOCKS as u32);
+        // SAFETY: as in `launch_gather` (same parameters; the split kernel reads and writes the same
+        // buffers, and `split_log2` may be any value).
+        unsafe {
+            ibp_host_gather_split(
+                p,
+                split_log2,
+                split_words(),
+                blocks,
+                self.stage_bytes * launch::WARPS_PER_BLOCK,
+            )
+        };
+    }
+
+    /// Gathers go through the kernel the device would take for them (`ibp_gather_flat` for a flat
+    /// entry; `ibp_gather_split` for a batch a GPU of one SM would not fill, `ibp_gather` otherwise).
     fn launch_list_gather(&self, p: &GatherParams) {
         if !self.layout.flat_rows() {
-            return self.launch_gather(p);
+            return match gather_split_log2(p.count, coded_words(&self.layout), 1) {
+                0 => self.launch_gather(p),
+                split => self.launch_split(p, split),
+            };
         }
         let blocks = gather_blocks(p.count);
         // SAFETY: as in `launch_gather`; the flat kernel reads only the payload (within its size)

@@ -84,6 +84,29 @@ pub(crate) fn gather(
     unsafe { launch_with_params(func, stream, p, config(blocks, smem)) }
 }
 
+/// Launches `ibp_gather_split` on `stream`: `ibp_gather` with `2^split_log2` warps of a block per
+/// request (at most [`WARPS_PER_BLOCK`]; the kernel clamps a larger value), each decoding at least
+/// `split_words` words of a row, for batches too small to fill the GPU with one warp per request.
+///
+/// The caller guarantees what [`gather`] requires.
+pub(crate) fn gather_split(
+    func: &CudaFunction,
+    stream: &CudaStream,
+    p: &GatherParams,
+    split_log2: u32,
+    split_words: u32,
+    blocks: u32,
+) -> Result<(), DriverError> {
+    let smem = p.stage_bytes * WARPS_PER_BLOCK;
+    let mut b = stream.launch_builder(func);
+    b.arg(p).arg(&split_log2).arg(&split_words);
+    // SAFETY: as in `gather`: the kernel reads and writes only within the buffers `p` describes,
+    // which the caller guarantees valid; `split_log2` and `split_words` may be any values (the
+    // kernel clamps them).
+    unsafe { b.launch(config(blocks, smem)) }?;
+    Ok(())
+}
+
 /// Launches `ibp_gather_flat` (blocks of [`WARPS_PER_BLOCK`] warps, one request per warp at a time)
 /// for an entry whose layout is flat ([`crate::layout::EntryLayout::flat_rows`]).
 ///

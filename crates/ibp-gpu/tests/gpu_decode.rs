@@ -442,6 +442,48 @@ fn real_data_matches_cpu_decoder() {
 
 /// Single-row gathers of corrupted (CRC fixed up) records: the GPU and the CPU decoder must agree
 /// on every row, either the same bytes or the same error code.
+/// Small gathers of long rows take several warps per row (`ibp_gather_split`), large ones a warp
+/// each (`ibp_gather`): both give the CPU decoder's rows, from device memory and zero-copy, through
+/// decode tables and Mask/Bitval words, at every word width.
+#[test]
+fn small_and_large_batches_of_long_rows_match_cpu_decoder() {
+    let Some(dev) = gpu() else { return };
+    let mut rng = Rng::new(9);
+    // (W, A, G, words, runs of free bits, partial last word)
+    for (w, align_log2, groups, words, runs, partial) in [
+        (WordWidth::W8, 0u8, 1u32, 300usize, 0u32, false),
+        (WordWidth::W16, 4, 2, 200, 0, true),
+        (WordWidth::W32, 0, 1, 513, 0, false),
+        (WordWidth::W32, 4, 1, 260, 3, false),
+        (WordWidth::W64, 4, 3, 128, 0, true),
+        (WordWidth::W64, 7, 1, 257, 3, false),
+    ] {
+        let wb = w.bytes();
+        let row_bytes = words * wb - usize::from(partial);
+        let data = if runs > 0 {
+            few_run_rows(&mut rng, 200, words, wb, runs, runs + 1)
+        } else {
+            patterned_rows(&mut rng, 200, words * wb, wb, 0.1, 0.05)
+        };
+        let data: Vec<u8> = data.chunks(words * wb).flat_map(|r| r[..row_bytes].to_vec()).collect();
+        let label = format!("W{} n{words} G{groups} A{}", w.bits(), 1 << align_log2);
+        let case = Case::new(&data, row_bytes, &fixed_width(w, groups, align_log2), 64, label.clone());
+        for home in [PayloadHome::Device, PayloadHome::HostMapped] {
+            let entry = load(&case, &dev, home);
+            let small: Vec<u64> = (0..100).map(|_| rng.below(200)).collect();
+            let large: Vec<u64> = (0..20_000).map(|_| rng.below(200)).collect();
+            for rows in [&small, &vec![rng.below(200)], &large] {
+                assert_eq!(
+                    gather_to_host(&entry, rows).unwrap(),
+                    case.expected_rows(rows),
+                    "{label} {home:?}: gather of {} rows",
+                    rows.len()
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn corrupt_records_rejected_like_cpu() {
     let Some(dev) = gpu() else { return };
@@ -489,8 +531,14 @@ fn corrupt_records_rejected_like_cpu() {
             &mut checked,
         );
     }
+    // Rows of 128 words and more: single-row gathers go through ibp_gather_split (2-4 warps a row).
+    for (w, align_log2, groups, words) in [(WordWidth::W64, 4u8, 1u32, 300usize), (WordWidth::W16, 0, 2, 520)] {
+        let row_bytes = words * w.bytes();
+        let data = patterned_rows(&mut rng, 64, row_bytes, w.bytes(), 0.05, 0.0);
+        corrupt_and_compare(&dev, &mut rng, &data, row_bytes, w, align_log2, groups, &mut checked);
+    }
     // Positions with 3-4 runs of free bits per half (deposit_runs), lean and pair-table rows.
-    for (w, words) in [(WordWidth::W64, 24usize), (WordWidth::W32, 40)] {
+    for (w, words) in [(WordWidth::W64, 24usize), (WordWidth::W32, 40), (WordWidth::W32, 260)] {
         let data = few_run_rows(&mut rng, 64, words, w.bytes(), 3, 4);
         corrupt_and_compare(&dev, &mut rng, &data, words * w.bytes(), w, 4, 1, &mut checked);
     }

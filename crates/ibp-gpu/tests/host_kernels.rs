@@ -80,6 +80,14 @@ fn check_case(case: &Case, rng: &mut Rng) -> bool {
             rows.len()
         );
     }
+    // ibp_gather_split (rows under 64 words per warp go to one warp of the group).
+    for split in [1, 2] {
+        assert_eq!(
+            entry.gather_split(&random, split).unwrap(),
+            case.expected_rows(&random),
+            "{label}: split gather, 2^{split} warps"
+        );
+    }
     // An index past the entry: E_ROW_INDEX naming the first such request.
     let err = entry.gather(&[0, n, 1, n + 5]).expect_err("row n is out of range");
     assert_eq!(err.code(), Some(ErrorCode::RowIndex), "{label}: {err}");
@@ -247,6 +255,90 @@ fn generated_cases_match_cpu_decoder() {
 /// Flips bits of a chunk's payload (CRC fixed, so the loader accepts it) and decodes each row alone
 /// through `ibp_gather` and both tile kernels: each must decode to the CPU decoder's bytes or fail
 /// with its error code; a whole-entry decode fails exactly when some row does.
+/// `ibp_gather_split`: rows of 128 words and more decoded by 2 or 4 warps each, through decode tables
+/// (rows of 3-4 free-bit runs) and Mask/Bitval words, at every word width, with groups, alignments
+/// and partial last words; the same rows and the same first error as the CPU decoder when records
+/// are damaged.
+#[test]
+fn split_gathers_match_cpu_decoder() {
+    let mut rng = Rng::new(23);
+    let (mut decoded, mut rejected) = (0usize, 0usize);
+    // (W, A, G, words, runs, partial last word)
+    for (w, align_log2, groups, words, runs, partial) in [
+        (WordWidth::W8, 0u8, 1u32, 300usize, 0u32, false),
+        (WordWidth::W16, 4, 2, 200, 0, true),
+        (WordWidth::W32, 0, 1, 513, 0, false),
+        (WordWidth::W32, 4, 1, 260, 3, false),
+        (WordWidth::W64, 4, 3, 128, 0, true),
+        (WordWidth::W64, 7, 1, 257, 3, false),
+    ] {
+        let wb = w.bytes();
+        let row_bytes = words * wb - usize::from(partial);
+        let data = if runs > 0 {
+            few_run_rows(&mut rng, 40, words, wb, runs, runs + 1)
+        } else {
+            patterned_rows(&mut rng, 40, words * wb, wb, 0.1, 0.05)
+        };
+        let data: Vec<u8> = data.chunks(words * wb).flat_map(|r| r[..row_bytes].to_vec()).collect();
+        let label = format!("W{} n{words} G{groups} A{}", w.bits(), 1 << align_log2);
+        let case = Case::new(&data, row_bytes, &fixed_width(w, groups, align_log2), 40, label.clone());
+        let entry = load(&case);
+        let rows: Vec<u64> = (0..33).map(|_| rng.below(40)).collect();
+        for split in [1, 2] {
+            assert_eq!(
+                entry.gather_split(&rows, split).unwrap(),
+                case.expected_rows(&rows),
+                "{label}: 2^{split} warps"
+            );
+        }
+        assert_eq!(
+            entry.gather(&rows[..5]).unwrap(),
+            case.expected_rows(&rows[..5]),
+            "{label}: auto"
+        );
+        // Damaged records: each row alone and all rows together, against the CPU decoder.
+        let (mut meta, mut payload) = (case.metas[0].clone(), case.payloads[0].clone());
+        // (Long records: many flips per round, so that field lengths and padding change too.)
+        for _ in 0..4 {
+            for _ in 0..8 + rng.below(16) {
+                let bit = rng.below(payload.len() as u64 * 8);
+                payload[(bit / 8) as usize] ^= 1 << (bit % 8);
+            }
+            meta.payload_crc = crc32(&payload);
+            let entry = HostKernels::new(row_bytes as u64, std::slice::from_ref(&meta), &[&payload]).expect("loads");
+            for r in 0..meta.row_count {
+                let mut cpu = vec![0u8; row_bytes];
+                let cpu_res = decode_chunk_rows(&meta, &payload, &[r], DecoderKind::Oracle, &mut cpu);
+                for split in [1, 2] {
+                    match (&cpu_res, entry.gather_split(&[r as u64], split)) {
+                        (Ok(()), Ok(got)) => {
+                            assert_eq!(got, cpu, "{label} row {r}, 2^{split} warps: bytes differ");
+                            decoded += 1;
+                        }
+                        (Err(c), Err(g)) => {
+                            assert_eq!(
+                                g.code(),
+                                Some(c.code),
+                                "{label} row {r}, 2^{split} warps: CPU {c}, kernel {g}"
+                            );
+                            rejected += 1;
+                        }
+                        (c, g) => panic!(
+                            "{label} row {r}, 2^{split} warps: CPU {c:?}, kernel {:?}",
+                            g.map(|_| ())
+                        ),
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        decoded > 100 && rejected > 40,
+        "decoded {decoded}, rejected {rejected}: too few of one kind"
+    );
+    println!("split gathers: {decoded} rows decoded like the CPU, {rejected} rejected with its code");
+}
+
 #[test]
 fn corrupt_records_rejected_like_cpu() {
     let mut rng = Rng::new(22);
