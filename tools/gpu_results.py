@@ -114,7 +114,7 @@ def summary(t: dict[str, list[dict]]) -> list[str]:
             per_batch.setdefault(int(r["batch"]), []).append(raw_ratio(r))
         gpu_whole = [r for r in whole if r["dataset"].endswith("+gpu")]
         lines += ["", "Files encoded with `ibp compress --gpu` (`+gpu` rows: A = 16, a chunk stored raw where coding does not "
-                  "make its records cheaper to read, 64-bit words within 2 % of the smallest size): rows of <= 256 B "
+                  "make its records cheaper to read): rows of <= 256 B "
                   "IBP/raw zc " + "; ".join(f"{b // 1024}K-row batches {span(v)}" for b, v in sorted(per_batch.items()))
                   + "; whole-entry decode/D2D " + ", ".join(f"{r['dataset']} {r['decode/D2D']}" for r in gpu_whole) + "."]
     # Where the compressed gather beats the uncompressed one (largest batch of the run).

@@ -179,9 +179,10 @@ pub struct CompressArgs {
     pub output: Option<PathBuf>,
     /// Word width in bits.
     ///
-    /// For files decoded on a GPU, 64 decodes fastest: 32-bit float rows of 1.2-1.5 KiB decode at
-    /// 0.49-0.54 of a device-to-device copy with 64-bit words against 0.49-0.50 with the 32-bit words
-    /// auto picks, for 1-1.5 points less space saved (H200, bench/GPU_NOTES.md entries 15, 27, 31).
+    /// auto (the smallest size) also suits files decoded on a GPU: 32-bit float rows of 1.2-1.5 KiB
+    /// with the 32-bit words auto picks decode at 0.51-0.56 of a device-to-device copy against
+    /// 0.48-0.53 with 64-bit words, and save 1-1.5 points more space (H200, bench/GPU_NOTES.md
+    /// entry 42).
     #[arg(long, value_enum, default_value = "auto")]
     pub word_width: WordWidthArg,
     /// Invariance threshold in (0.5, 1], or auto (sweep 0.70..0.95 and exact; keep the smallest).
@@ -202,8 +203,7 @@ pub struct CompressArgs {
     pub align: Option<u8>,
     /// Encode for GPU gathers and decoding: 16-byte alignment, chunks judged by what a GPU gather
     /// reads (32-byte sectors and 64-byte requests: a chunk whose coded records are not cheaper to
-    /// read than raw rows is stored raw) and, with --word-width auto, 64-bit words unless they cost
-    /// more than 2 % of the raw bytes (they decode up to 1.3x faster on the GPU).
+    /// read than raw rows is stored raw).
     #[arg(long)]
     pub gpu: bool,
     /// Rows are the sub-tensors below dimension K: rows = `product(shape[..K])`. Default: K = 1

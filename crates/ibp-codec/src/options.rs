@@ -77,8 +77,10 @@ impl TransferCost {
     }
 }
 
-/// [`EncodeOptions::prefer_wide_words`] of [`EncodeOptions::for_gpu`]: 64-bit words unless they cost
-/// more than 2 % of the raw bytes.
+/// A setting of [`EncodeOptions::prefer_wide_words`]: 64-bit words unless they cost more than 2 % of
+/// the raw bytes. [`EncodeOptions::for_gpu`] used it while 64-bit words decoded faster on the GPU than
+/// 32-bit ones; since 32-bit words are decoded in pairs they decode and gather as fast or faster
+/// (H200, bench/GPU_NOTES.md entry 42), so it no longer does.
 pub const GPU_WIDE_WORDS_WITHIN: f64 = 0.02;
 
 impl Default for EncodeOptions {
@@ -99,13 +101,12 @@ impl Default for EncodeOptions {
 impl EncodeOptions {
     /// Options for files decoded and gathered on a GPU: 16-byte row alignment (16-byte loads),
     /// chunks sized by what a gather reads ([`TransferCost::GPU`]: a chunk whose coding does not
-    /// make its records cheaper to read is stored raw) and 64-bit words unless they cost more than
-    /// 2 % of the raw bytes.
+    /// make its records cheaper to read is stored raw); word widths as the default analysis picks
+    /// them (the smallest size).
     pub fn for_gpu() -> EncodeOptions {
         EncodeOptions {
             align_log2: 4,
             transfer_cost: Some(TransferCost::GPU),
-            prefer_wide_words: Some(GPU_WIDE_WORDS_WITHIN),
             ..EncodeOptions::default()
         }
     }

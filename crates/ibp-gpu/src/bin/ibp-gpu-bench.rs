@@ -13,8 +13,8 @@
 //! small chunks: gathers that look up rows among thousands of chunks).
 //!
 //! Datasets named `NAME+gpu` are encoded with `EncodeOptions::for_gpu()` (A = 16, chunks stored raw
-//! where coding does not make records cheaper to read, 64-bit words within 2 % of the smallest
-//! size; `ibp compress --gpu`), the others with the default analysis at the alignment shown.
+//! where coding does not make records cheaper to read; `ibp compress --gpu`), the others with the
+//! default analysis at the alignment shown.
 //!
 //! Throughput is always uncompressed bytes delivered per second (rows * row_bytes / time).
 //! - `IBP zc`: IBP gather, compressed payload in pinned host memory, decoded by the kernel (zero-copy).
