@@ -1069,6 +1069,16 @@ __device__ __forceinline__ void finish(const IbpGatherParams& prm, const Job& jo
 
 #define IBP_SMEM_CHUNKS 256
 
+// Chunk start rows for lookup's binary search, filled by the whole block (every thread must call
+// it): shared memory (`smem`, IBP_SMEM_CHUNKS entries) when they fit, else null (lookup reads the
+// descriptors); null too when chunks are found by division.
+__device__ __forceinline__ const ibp_u64* chunk_first_rows(const IbpGatherParams& prm, ibp_u64* smem) {
+    if ((IBP_GATHER_LEAN_LOOKUP && prm.chunk_rows) || prm.chunk_count > IBP_SMEM_CHUNKS) return 0;
+    for (ibp_u32 i = threadIdx.x; i < prm.chunk_count; i += blockDim.x) smem[i] = prm.chunks[i].first_row;
+    __syncthreads();
+    return smem;
+}
+
 extern "C" __global__ void __launch_bounds__(32 * IBP_WARPS_PER_BLOCK, 6)
 ibp_gather(const IbpGatherParams prm) {
     IBP_DYNAMIC_SMEM(ibp_stage);
@@ -1079,16 +1089,7 @@ ibp_gather(const IbpGatherParams prm) {
     ibp_u64 k = (ibp_u64)blockIdx.x * IBP_WARPS_PER_BLOCK + warp;
     // The first request's row is loaded before the block's shared-memory fill, so the two loads overlap.
     const ibp_u64 row0 = k < prm.count ? request_row(prm, k) : 0;
-    // Chunk start rows: shared memory when they fit, else (null) read from the descriptors.
-    const ibp_u64* first_rows;
-    // (Not needed when chunks are found by division.)
-    if (!(IBP_GATHER_LEAN_LOOKUP && prm.chunk_rows) && prm.chunk_count <= IBP_SMEM_CHUNKS) {
-        for (ibp_u32 i = threadIdx.x; i < prm.chunk_count; i += blockDim.x) first_rows_smem[i] = prm.chunks[i].first_row;
-        __syncthreads();
-        first_rows = first_rows_smem;
-    } else {
-        first_rows = 0;
-    }
+    const ibp_u64* first_rows = chunk_first_rows(prm, first_rows_smem);
     ibp_u8* const stage = ibp_stage + (ibp_u64)warp * prm.stage_bytes;
     if (k >= prm.count) return;  // after the only __syncthreads
     Job cur = lookup(prm, first_rows, row0, lane);
@@ -1190,14 +1191,7 @@ ibp_gather_split(const IbpGatherParams prm, ibp_u32 split_log2, ibp_u32 split_wo
     const ibp_u32 groups = IBP_WARPS_PER_BLOCK / S;
     const ibp_u32 group = warp / S, sub = warp % S;
     const ibp_u32 u = max(32u, min(split_words, 1u << 16) & ~31u);  // words per warp at least, a multiple of 32
-    const ibp_u64* first_rows;
-    if (!(IBP_GATHER_LEAN_LOOKUP && prm.chunk_rows) && prm.chunk_count <= IBP_SMEM_CHUNKS) {
-        for (ibp_u32 i = threadIdx.x; i < prm.chunk_count; i += blockDim.x) first_rows_smem[i] = prm.chunks[i].first_row;
-        __syncthreads();
-        first_rows = first_rows_smem;
-    } else {
-        first_rows = 0;
-    }
+    const ibp_u64* first_rows = chunk_first_rows(prm, first_rows_smem);
     // The group's staging buffer: its first warp's (S * stage_bytes in all for the group's warps).
     ibp_u8* const stage = ibp_stage + (ibp_u64)group * S * prm.stage_bytes;
     // Block-uniform steps (every thread reaches each barrier): group g takes request step + g.

@@ -1149,30 +1149,18 @@ mod tests {
 
     #[test]
     fn small_gathers_of_long_rows_take_several_warps_per_row() {
-        // 132 SMs hold 4224 warps of ibp_gather_split.
-        assert_eq!(
-            auto_split_log2(1024, 384, 132, 64),
-            2,
-            "1K rows of 384 words: 4 warps each"
-        );
-        assert_eq!(auto_split_log2(2048, 384, 132, 64), 1, "2K rows: 2 warps each");
-        assert_eq!(
-            auto_split_log2(4096, 384, 132, 64),
-            0,
-            "4K rows fill the GPU a warp each"
-        );
-        assert_eq!(
-            auto_split_log2(1024, 200, 132, 64),
-            1,
-            "200 words: 64 or more per warp for 2 warps only"
-        );
-        assert_eq!(auto_split_log2(1024, 200, 132, 32), 2, "32 or more per warp: 4 warps");
-        assert_eq!(
-            auto_split_log2(1, 127, 132, 64),
-            0,
-            "rows under 128 words stay on one warp"
-        );
-        assert_eq!(auto_split_log2(16, 4096, 1, 64), 1, "one SM: 32 warps");
+        // (count, words, SMs, words per warp) -> log2 of warps per row; 132 SMs hold 4224 warps.
+        for (count, words, sms, per_warp, log2, why) in [
+            (1024, 384, 132, 64, 2, "1K rows of 384 words: 4 warps each"),
+            (2048, 384, 132, 64, 1, "2K rows: 2 warps each"),
+            (4096, 384, 132, 64, 0, "4K rows fill the GPU a warp each"),
+            (1024, 200, 132, 64, 1, "200 words: 64 or more per warp for 2 warps only"),
+            (1024, 200, 132, 32, 2, "32 or more per warp: 4 warps"),
+            (1, 127, 132, 64, 0, "rows under 128 words stay on one warp"),
+            (16, 4096, 1, 64, 1, "one SM: 32 warps"),
+        ] {
+            assert_eq!(auto_split_log2(count, words, sms, per_warp), log2, "{why}");
+        }
         assert_eq!(split_blocks(1024, 2, 132), 1024, "a block per request at 4 warps each");
         assert_eq!(split_blocks(1024, 1, 132), 512);
         assert_eq!(split_blocks(1 << 20, 1, 132), 132 * 32, "grid capped, the kernel loops");

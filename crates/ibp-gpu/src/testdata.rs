@@ -252,6 +252,37 @@ pub const FEW_RUN_SHAPES: [(ibp_format::WordWidth, usize, u32, u32); 8] = {
     ]
 };
 
+/// Entries of `rows` rows of 128 to 513 words, the rows `ibp_gather_split` decodes with 2 or 4 warps:
+/// every word width, with groups, alignments and partial last words, positions with 3-4 runs of
+/// free bits (chunks with decode tables) and without (Mask/Bitval words), chunks of 64 rows.
+pub fn long_row_entries(rng: &mut Rng, rows: usize) -> Vec<TestEntry> {
+    use ibp_format::WordWidth;
+    // (W, A, G, words, runs of free bits, partial last word)
+    let shapes = [
+        (WordWidth::W8, 0u8, 1u32, 300usize, 0u32, false),
+        (WordWidth::W16, 4, 2, 200, 0, true),
+        (WordWidth::W32, 0, 1, 513, 0, false),
+        (WordWidth::W32, 4, 1, 260, 3, false),
+        (WordWidth::W64, 4, 3, 128, 0, true),
+        (WordWidth::W64, 7, 1, 257, 3, false),
+    ];
+    shapes
+        .into_iter()
+        .map(|(w, align_log2, groups, words, runs, partial)| {
+            let wb = w.bytes();
+            let row_bytes = words * wb - usize::from(partial);
+            let data = if runs > 0 {
+                few_run_rows(rng, rows, words, wb, runs, runs + 1)
+            } else {
+                patterned_rows(rng, rows, words * wb, wb, 0.1, 0.05)
+            };
+            let data: Vec<u8> = data.chunks(words * wb).flat_map(|r| r[..row_bytes].to_vec()).collect();
+            let label = format!("W{} n{words} G{groups} A{}", w.bits(), 1 << align_log2);
+            TestEntry::new(&data, row_bytes, &fixed_width(w, groups, align_log2), 64, label)
+        })
+        .collect()
+}
+
 /// An entry of `rows` [`few_run_rows`] of one of [`FEW_RUN_SHAPES`], one group, alignment
 /// `2^align_log2`, chunks of `chunk_rows` rows (keep them large enough, ~100 rows, that no free bit
 /// looks invariant by chance); panics unless its masks have `min_runs ..= max_runs` runs in some half.

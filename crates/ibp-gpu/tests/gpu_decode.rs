@@ -9,8 +9,9 @@ use cudarc::driver::CudaSlice;
 use ibp_codec::{decode_chunk, decode_chunk_rows, DecoderKind, EncodeOptions};
 use ibp_format::{crc32, ChunkMeta, ErrorCode, WordWidth};
 use ibp_gpu::testdata::{
-    encode_rows, few_run_entry, few_run_rows, fixed_width, float_rows, mixed_shape_entry, patterned_rows, read_npy,
-    sparse_rows, two_run_rows, uneven_chunk_entries, uniform_rows, Rng, TestEntry, FEW_RUN_SHAPES,
+    encode_rows, few_run_entry, few_run_rows, fixed_width, float_rows, long_row_entries, mixed_shape_entry,
+    patterned_rows, read_npy, sparse_rows, two_run_rows, uneven_chunk_entries, uniform_rows, Rng, TestEntry,
+    FEW_RUN_SHAPES,
 };
 use ibp_gpu::{testdata, EntryLayout, GpuDevice, GpuEntry, GpuError, HostEntry, LeanShape, PayloadHome, TileKernel};
 use std::sync::Arc;
@@ -440,8 +441,6 @@ fn real_data_matches_cpu_decoder() {
     }
 }
 
-/// Single-row gathers of corrupted (CRC fixed up) records: the GPU and the CPU decoder must agree
-/// on every row, either the same bytes or the same error code.
 /// Small gathers of long rows take several warps per row (`ibp_gather_split`), large ones a warp
 /// each (`ibp_gather`): both give the CPU decoder's rows, from device memory and zero-copy, through
 /// decode tables and Mask/Bitval words, at every word width.
@@ -449,25 +448,7 @@ fn real_data_matches_cpu_decoder() {
 fn small_and_large_batches_of_long_rows_match_cpu_decoder() {
     let Some(dev) = gpu() else { return };
     let mut rng = Rng::new(9);
-    // (W, A, G, words, runs of free bits, partial last word)
-    for (w, align_log2, groups, words, runs, partial) in [
-        (WordWidth::W8, 0u8, 1u32, 300usize, 0u32, false),
-        (WordWidth::W16, 4, 2, 200, 0, true),
-        (WordWidth::W32, 0, 1, 513, 0, false),
-        (WordWidth::W32, 4, 1, 260, 3, false),
-        (WordWidth::W64, 4, 3, 128, 0, true),
-        (WordWidth::W64, 7, 1, 257, 3, false),
-    ] {
-        let wb = w.bytes();
-        let row_bytes = words * wb - usize::from(partial);
-        let data = if runs > 0 {
-            few_run_rows(&mut rng, 200, words, wb, runs, runs + 1)
-        } else {
-            patterned_rows(&mut rng, 200, words * wb, wb, 0.1, 0.05)
-        };
-        let data: Vec<u8> = data.chunks(words * wb).flat_map(|r| r[..row_bytes].to_vec()).collect();
-        let label = format!("W{} n{words} G{groups} A{}", w.bits(), 1 << align_log2);
-        let case = Case::new(&data, row_bytes, &fixed_width(w, groups, align_log2), 64, label.clone());
+    for case in long_row_entries(&mut rng, 200) {
         for home in [PayloadHome::Device, PayloadHome::HostMapped] {
             let entry = load(&case, &dev, home);
             let small: Vec<u64> = (0..100).map(|_| rng.below(200)).collect();
@@ -476,7 +457,8 @@ fn small_and_large_batches_of_long_rows_match_cpu_decoder() {
                 assert_eq!(
                     gather_to_host(&entry, rows).unwrap(),
                     case.expected_rows(rows),
-                    "{label} {home:?}: gather of {} rows",
+                    "{} {home:?}: gather of {} rows",
+                    case.label,
                     rows.len()
                 );
             }
@@ -484,6 +466,8 @@ fn small_and_large_batches_of_long_rows_match_cpu_decoder() {
     }
 }
 
+/// Single-row gathers of corrupted (CRC fixed up) records: the GPU and the CPU decoder must agree
+/// on every row, either the same bytes or the same error code.
 #[test]
 fn corrupt_records_rejected_like_cpu() {
     let Some(dev) = gpu() else { return };

@@ -19,8 +19,8 @@ use ibp_codec::{decode_chunk, decode_chunk_rows, DecoderKind, EncodeOptions};
 use ibp_format::{crc32, ErrorCode, WordWidth};
 use ibp_gpu::host::{decode_container, HostKernels, TileKernel};
 use ibp_gpu::testdata::{
-    encode_rows, few_run_entry, few_run_rows, fixed_width, float_rows, mixed_shape_entry, patterned_rows, sparse_rows,
-    two_run_rows, uneven_chunk_entries, uniform_rows, Rng, TestEntry, FEW_RUN_SHAPES,
+    encode_rows, few_run_entry, few_run_rows, fixed_width, float_rows, long_row_entries, mixed_shape_entry,
+    patterned_rows, sparse_rows, two_run_rows, uneven_chunk_entries, uniform_rows, Rng, TestEntry, FEW_RUN_SHAPES,
 };
 use ibp_gpu::{testdata, LeanShape};
 use std::path::Path;
@@ -252,9 +252,6 @@ fn generated_cases_match_cpu_decoder() {
     println!("{cases} cases, {lean} through the lean tile kernel (and the general one)");
 }
 
-/// Flips bits of a chunk's payload (CRC fixed, so the loader accepts it) and decodes each row alone
-/// through `ibp_gather` and both tile kernels: each must decode to the CPU decoder's bytes or fail
-/// with its error code; a whole-entry decode fails exactly when some row does.
 /// `ibp_gather_split`: rows of 128 words and more decoded by 2 or 4 warps each, through decode tables
 /// (rows of 3-4 free-bit runs) and Mask/Bitval words, at every word width, with groups, alignments
 /// and partial last words; the same rows and the same first error as the CPU decoder when records
@@ -263,25 +260,8 @@ fn generated_cases_match_cpu_decoder() {
 fn split_gathers_match_cpu_decoder() {
     let mut rng = Rng::new(23);
     let (mut decoded, mut rejected) = (0usize, 0usize);
-    // (W, A, G, words, runs, partial last word)
-    for (w, align_log2, groups, words, runs, partial) in [
-        (WordWidth::W8, 0u8, 1u32, 300usize, 0u32, false),
-        (WordWidth::W16, 4, 2, 200, 0, true),
-        (WordWidth::W32, 0, 1, 513, 0, false),
-        (WordWidth::W32, 4, 1, 260, 3, false),
-        (WordWidth::W64, 4, 3, 128, 0, true),
-        (WordWidth::W64, 7, 1, 257, 3, false),
-    ] {
-        let wb = w.bytes();
-        let row_bytes = words * wb - usize::from(partial);
-        let data = if runs > 0 {
-            few_run_rows(&mut rng, 40, words, wb, runs, runs + 1)
-        } else {
-            patterned_rows(&mut rng, 40, words * wb, wb, 0.1, 0.05)
-        };
-        let data: Vec<u8> = data.chunks(words * wb).flat_map(|r| r[..row_bytes].to_vec()).collect();
-        let label = format!("W{} n{words} G{groups} A{}", w.bits(), 1 << align_log2);
-        let case = Case::new(&data, row_bytes, &fixed_width(w, groups, align_log2), 40, label.clone());
+    for case in long_row_entries(&mut rng, 40) {
+        let (label, row_bytes) = (case.label.clone(), case.row_bytes);
         let entry = load(&case);
         let rows: Vec<u64> = (0..33).map(|_| rng.below(40)).collect();
         for split in [1, 2] {
@@ -339,6 +319,9 @@ fn split_gathers_match_cpu_decoder() {
     println!("split gathers: {decoded} rows decoded like the CPU, {rejected} rejected with its code");
 }
 
+/// Flips bits of a chunk's payload (CRC fixed, so the loader accepts it) and decodes each row alone
+/// through `ibp_gather` and both tile kernels: each must decode to the CPU decoder's bytes or fail
+/// with its error code; a whole-entry decode fails exactly when some row does.
 #[test]
 fn corrupt_records_rejected_like_cpu() {
     let mut rng = Rng::new(22);
