@@ -165,6 +165,8 @@ pub struct GpuEntry {
     /// addresses without per-use stream events.
     tables_ptrs: (sys::CUdeviceptr, sys::CUdeviceptr),
     stage_bytes: u32,
+    /// Words per row of the entry's longest coded rows ([`coded_words`], for `ibp_gather_split`).
+    coded_words: u32,
     /// Status words that are zero and used by no launch.
     status_pool: StatusPool,
     /// Tile table of the last range decoded, reused by the next decode of the same range with the
@@ -293,6 +295,7 @@ impl GpuEntry {
         let stage_bytes = stage_bytes(&layout, device.gather_smem_limit());
         let auto_kernel = auto_tile_kernel(&layout);
         let tilings = [tiling(&layout, false), tiling(&layout, true)];
+        let coded_words = coded_words(&layout);
         Ok(GpuEntry {
             device: device.clone(),
             layout,
@@ -307,6 +310,7 @@ impl GpuEntry {
             tables,
             tables_ptrs,
             stage_bytes,
+            coded_words,
             status_pool: Mutex::new(Vec::new()),
             tile_cache: Mutex::new(None),
             auto_kernel,
@@ -571,7 +575,7 @@ impl GpuEntry {
                 launch::gather_flat(&self.device.gather_flat_fn, stream, &p, self.device.blocks_for(count))
                     .map_err(GpuError::driver("launching ibp_gather_flat"))?
             }
-            _ => match gather_split_log2(count, coded_words(&self.layout), self.device.sm_count()) {
+            _ => match gather_split_log2(count, self.coded_words, self.device.sm_count()) {
                 0 => launch::gather(&self.device.gather_fn, stream, &p, self.device.blocks_for(count))
                     .map_err(GpuError::driver("launching ibp_gather"))?,
                 split => launch::gather_split(
