@@ -78,6 +78,12 @@ pub(crate) const LEAN_TILE_BYTES: u32 = 48 * 1024;
 /// block is reserved by the hardware).
 pub(crate) const TILE_BLOCK_SMEM: u32 = 56 * 1024;
 
+/// The environment variable `name` as a `u32` (tuning and A/B overrides); `None` when it is unset
+/// or not a number.
+pub(crate) fn env_u32(name: &str) -> Option<u32> {
+    std::env::var(name).ok().and_then(|v| v.trim().parse::<u32>().ok())
+}
+
 /// Compressed bytes per tile of the lean (`lean`) or the general tile kernel, whose table takes
 /// `table_bytes` of shared memory: for the lean kernel [`LEAN_TILE_BYTES`] where that and the table
 /// fit [`TILE_BLOCK_SMEM`] (with 4 KiB for row offsets), never below [`TILE_BYTES`], for the general
@@ -85,12 +91,7 @@ pub(crate) const TILE_BLOCK_SMEM: u32 = 56 * 1024;
 /// tuning runs of the benchmark: 4096 to 65536, rounded down to 16 bytes), read once per process.
 pub(crate) fn tile_bytes(lean: bool, table_bytes: u32) -> u32 {
     static OVERRIDE: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
-    let chosen = OVERRIDE.get_or_init(|| {
-        std::env::var("IBP_TILE_BYTES")
-            .ok()
-            .and_then(|v| v.trim().parse::<u32>().ok())
-            .map(|b| b.clamp(4096, TILE_BYTES_MAX) & !15)
-    });
+    let chosen = OVERRIDE.get_or_init(|| env_u32("IBP_TILE_BYTES").map(|b| b.clamp(4096, TILE_BYTES_MAX) & !15));
     let lean_fit = TILE_BLOCK_SMEM.saturating_sub(table_bytes + 4096);
     chosen.unwrap_or(if lean {
         lean_fit.clamp(TILE_BYTES, LEAN_TILE_BYTES)

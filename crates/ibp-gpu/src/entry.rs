@@ -647,12 +647,7 @@ pub(crate) fn coded_words(layout: &EntryLayout) -> u32 {
 /// (read once per process).
 pub(crate) fn split_words() -> u32 {
     static WORDS: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
-    *WORDS.get_or_init(|| {
-        std::env::var("IBP_SPLIT_WORDS")
-            .ok()
-            .and_then(|v| v.trim().parse::<u32>().ok())
-            .map_or(64, |w| (w.clamp(32, 1 << 16)) & !31)
-    })
+    *WORDS.get_or_init(|| crate::device::env_u32("IBP_SPLIT_WORDS").map_or(64, |w| w.clamp(32, 1 << 16) & !31))
 }
 
 /// log2 of the warps `ibp_gather_split` gives each request of a gather of `count` rows whose
@@ -665,10 +660,7 @@ pub(crate) fn split_words() -> u32 {
 pub(crate) fn gather_split_log2(count: u64, words: u32, sm_count: u32) -> u32 {
     static FORCED: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
     let forced = *FORCED.get_or_init(|| {
-        std::env::var("IBP_GATHER_SPLIT")
-            .ok()
-            .and_then(|v| v.trim().parse::<u32>().ok())
-            .map(|v| v.min(launch::WARPS_PER_BLOCK.trailing_zeros()))
+        crate::device::env_u32("IBP_GATHER_SPLIT").map(|v| v.min(launch::WARPS_PER_BLOCK.trailing_zeros()))
     });
     forced.unwrap_or_else(|| auto_split_log2(count, words, sm_count, split_words()))
 }
