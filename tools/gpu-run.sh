@@ -77,7 +77,7 @@ fi
 if [ "${IBP_SKIP_TESTS:-0}" != 1 ] && [ "${IBP_RUN_MEMCHECK:-1}" = 1 ] && command -v compute-sanitizer >/dev/null; then
     timeout ${IBP_SANITIZER_TIMEOUT:-90} compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 \
         "$D/tests/gpu_decode" --test-threads=1 \
-        corrupt_records bad_requests mixed_word_widths every_gpu partial_words container_entries small_and_large_batches 2>&1 | tee "$OUT/memcheck.log" | tail -n 30
+        corrupt_records bad_requests mixed_word_widths every_gpu partial_words container_entries small_and_large_batches entries_relaid 2>&1 | tee "$OUT/memcheck.log" | tail -n 30
     echo "memcheck exit ${PIPESTATUS[0]}" | tee -a "$OUT/memcheck.log"
     # Hostile input: every fuzz input and conformance vector, under memcheck and initcheck.
     for tool in memcheck initcheck; do

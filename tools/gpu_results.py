@@ -81,6 +81,10 @@ def summary(t: dict[str, list[dict]]) -> list[str]:
         if ok_batches else "no")
     lines.append(f"| host-memory gather, rows >= 1 KiB, >= 0.95 of ideal (IBP/ideal) | {text} "
                  f"(sparse rows, > 50 % saved: {span([ideal_ratio(r) for r in big if not dense(r)])}) | {met} |")
+    # Rows of a default-encoded file loaded with ChunkForm::FOR_GPU_READS ("@relaid") are reported
+    # on their own line; the targets' rows are the files' chunks as stored.
+    relaid = [r for r in host if r["dataset"].endswith("@relaid")]
+    host = [r for r in host if not r["dataset"].endswith("@relaid")]
     # 2. Rows of 256 B: not slower than the uncompressed zero-copy gather (IBP / raw zc >= 1).
     small = [r for r in host if int(r["row B"]) <= 256]
     per_set = {}
@@ -117,6 +121,28 @@ def summary(t: dict[str, list[dict]]) -> list[str]:
                   "make its records cheaper to read): rows of <= 256 B "
                   "IBP/raw zc " + "; ".join(f"{b // 1024}K-row batches {span(v)}" for b, v in sorted(per_batch.items()))
                   + "; whole-entry decode/D2D " + ", ".join(f"{r['dataset']} {r['decode/D2D']}" for r in gpu_whole) + "."]
+    if relaid:
+        # Each default-encoded dataset as a loader for GPU reads serves it: re-laid where the loader
+        # re-lays a chunk, as stored elsewhere.
+        relaid_keys = {(r["dataset"][: -len("@relaid")], r["row B"], r["A"]) for r in relaid}
+        served = relaid + [r for r in small if not r["dataset"].endswith("+gpu")
+                           and (r["dataset"], r["row B"], r["A"]) not in relaid_keys]
+        per_batch = {}
+        for r in relaid:
+            per_batch.setdefault(int(r["batch"]), []).append(raw_ratio(r))
+        slow_by_set = {}
+        for r in sorted(served, key=lambda r: int(r["batch"])):
+            if raw_ratio(r) < 1.0:
+                slow_by_set.setdefault(f"{r['dataset']} {r['row B']} B A={r['A']}", []).append(
+                    f"{int(r['batch']) // 1024}K {raw_ratio(r):.2f}")
+        slow = [f"{k} ({', '.join(v)})" for k, v in sorted(slow_by_set.items())]
+        lines += ["", "Files written for size, loaded with `ChunkForm::FOR_GPU_READS` (`@relaid` rows: the loader keeps "
+                  "raw the chunks whose coded records are no cheaper to read, "
+                  + ", ".join(sorted({f"{r['dataset']} {r['row B']} B A={r['A']} ({float(r['saved %']):.1f} % saved)"
+                                      for r in relaid if r["batch"] == relaid[0]["batch"]}))
+                  + "): IBP/raw zc " + "; ".join(f"{b // 1024}K-row batches {span(v)}" for b, v in sorted(per_batch.items()))
+                  + ". Rows of <= 256 B of default-encoded files so loaded, below the raw gather: "
+                  + (", ".join(slow) if slow else "none") + "."]
     # Where the compressed gather beats the uncompressed one (largest batch of the run).
     top = max((int(r["batch"]) for r in host), default=0)
     wins = {}

@@ -9,7 +9,7 @@
 use crate::runner::Decoded;
 use ibp_codec::ContainerReader;
 use ibp_format::{ensure, ChunkMeta, ErrorCode, FormatError};
-use ibp_gpu::{GpuDevice, GpuEntry, GpuError, LeanShape, PayloadHome, TileKernel};
+use ibp_gpu::{ChunkForm, GpuDevice, GpuEntry, GpuError, LeanShape, PayloadHome, TileKernel};
 use std::sync::Arc;
 
 /// A GPU (ordinal 0) with its kernels compiled.
@@ -40,12 +40,33 @@ impl GpuRunner {
 
     /// Decodes one chunk's rows on the GPU. Where the entry uses another tile kernel than the
     /// general one, the general one decodes it too (and the lean kernel for any row shape, where the
-    /// entry uses the mid one) and must give the same bytes or the same error (else an `E_IO`
-    /// failure that no vector expects).
+    /// entry uses the mid one), and where a loader for GPU reads re-lays the chunk raw
+    /// ([`ChunkForm::FOR_GPU_READS`]) the re-laid chunk is decoded too: each must give the same
+    /// bytes or the same error (else an `E_IO` failure that no vector expects).
     fn decode_chunk(&self, row_bytes: u64, meta: ChunkMeta, payload: &[u8]) -> Result<Vec<u8>, FormatError> {
+        let metas = [meta];
         let entry =
-            GpuEntry::load(&self.device, row_bytes, &[meta], &[payload], PayloadHome::Device).map_err(to_format)?;
+            GpuEntry::load(&self.device, row_bytes, &metas, &[payload], PayloadHome::Device).map_err(to_format)?;
         let lean = self.decode_entry(&entry);
+        let relaid = GpuEntry::load_with_form(
+            &self.device,
+            row_bytes,
+            &metas,
+            &[payload],
+            PayloadHome::HostMapped,
+            ChunkForm::FOR_GPU_READS,
+        )
+        .map_err(to_format)?;
+        if relaid.relaid_chunks() > 0 {
+            let again = self.decode_entry(&relaid);
+            ensure!(
+                matches!((&lean, &again), (Ok(a), Ok(b)) if a == b),
+                ErrorCode::Io,
+                "the chunk re-laid raw for GPU reads decodes otherwise: {:?} against {:?}",
+                lean.as_ref().map(|_| ()),
+                again.as_ref().map(|_| ())
+            );
+        }
         let others = match entry.tile_kernel() {
             TileKernel::General | TileKernel::Auto => vec![],
             TileKernel::Lean(LeanShape::Mid) => vec![TileKernel::General, TileKernel::Lean(LeanShape::Any)],

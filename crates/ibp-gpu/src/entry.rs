@@ -2,6 +2,7 @@
 //! ranges, whole chunks and whole entries, enqueued on a caller's stream into a caller's buffer.
 #![forbid(unsafe_code)]
 
+use crate::chunk_form::{form_chunks, ChunkForm};
 use crate::device::GpuDevice;
 use crate::error::{GpuError, GpuResult};
 use crate::launch::{self, GatherParams};
@@ -50,18 +51,35 @@ fn invalid(detail: impl Into<String>) -> GpuError {
 pub struct HostEntry {
     layout: Arc<EntryLayout>,
     payload: PinnedBuffer,
+    relaid_chunks: usize,
 }
 
 impl HostEntry {
     /// Builds the layout from the chunks' metadata (in row order), checks each payload's length
     /// and CRC (spec 9.2), and copies the payloads into pinned memory allocated through `device`.
+    /// Every chunk is kept as stored ([`ChunkForm::AsStored`]).
     pub fn new(
         device: &GpuDevice,
         row_bytes: u64,
         metas: &[ChunkMeta],
         payloads: &[&[u8]],
     ) -> GpuResult<Arc<HostEntry>> {
-        let layout = build_layout(row_bytes, metas, payloads)?;
+        HostEntry::with_form(device, row_bytes, metas, payloads, ChunkForm::AsStored)
+    }
+
+    /// [`HostEntry::new`] with the chunks kept in `form`: [`ChunkForm::FOR_GPU_READS`] keeps raw
+    /// the coded chunks that are no cheaper to read than raw rows (decoded once here, on the CPU),
+    /// so zero-copy gathers of rows that save little run like gathers of uncompressed rows.
+    pub fn with_form(
+        device: &GpuDevice,
+        row_bytes: u64,
+        metas: &[ChunkMeta],
+        payloads: &[&[u8]],
+        form: ChunkForm,
+    ) -> GpuResult<Arc<HostEntry>> {
+        let formed = form_chunks(form, metas, payloads);
+        let payloads = formed.payload_refs();
+        let layout = build_layout(row_bytes, &formed.metas, &payloads)?;
         let mut payload = PinnedBuffer::new(device.context(), layout.payload_buffer_len as usize)
             .map_err(GpuError::driver("allocating pinned host memory"))?;
         let buf = payload.as_mut_slice();
@@ -71,7 +89,13 @@ impl HostEntry {
         Ok(Arc::new(HostEntry {
             layout: Arc::new(layout),
             payload,
+            relaid_chunks: formed.relaid,
         }))
+    }
+
+    /// Chunks the loader re-laid raw ([`ChunkForm`]); 0 when every chunk is kept as stored.
+    pub fn relaid_chunks(&self) -> usize {
+        self.relaid_chunks
     }
 
     /// Reads entry `entry` of a container (every chunk's metadata and payload, payload CRCs checked
@@ -81,9 +105,19 @@ impl HostEntry {
         reader: &mut ibp_codec::ContainerReader<R>,
         entry: usize,
     ) -> GpuResult<Arc<HostEntry>> {
+        HostEntry::from_reader_with_form(device, reader, entry, ChunkForm::AsStored)
+    }
+
+    /// [`HostEntry::from_reader`] with the chunks kept in `form` (see [`HostEntry::with_form`]).
+    pub fn from_reader_with_form<R: std::io::Read + std::io::Seek>(
+        device: &GpuDevice,
+        reader: &mut ibp_codec::ContainerReader<R>,
+        entry: usize,
+        form: ChunkForm,
+    ) -> GpuResult<Arc<HostEntry>> {
         let (row_bytes, metas, payloads) = read_entry(reader, entry)?;
         let refs: Vec<&[u8]> = payloads.iter().map(|p| p.as_slice()).collect();
-        HostEntry::new(device, row_bytes, &metas, &refs)
+        HostEntry::with_form(device, row_bytes, &metas, &refs, form)
     }
 
     /// The entry's layout.
@@ -167,6 +201,8 @@ pub struct GpuEntry {
     stage_bytes: u32,
     /// Words per row of the entry's longest coded rows ([`coded_words`], for `ibp_gather_split`).
     coded_words: u32,
+    /// Chunks the loader re-laid raw ([`ChunkForm`]).
+    relaid_chunks: usize,
     /// Status words that are zero and used by no launch.
     status_pool: StatusPool,
     /// Tile table of the last range decoded, reused by the next decode of the same range with the
@@ -212,6 +248,7 @@ enum Rows<'a> {
 impl GpuEntry {
     /// Loads an entry from its chunks' metadata and payloads (row order). The payload goes to
     /// device memory (`PayloadHome::Device`) or to new pinned host memory (`HostMapped`).
+    /// Every chunk is kept as stored ([`ChunkForm::AsStored`]).
     pub fn load(
         device: &Arc<GpuDevice>,
         row_bytes: u64,
@@ -219,13 +256,27 @@ impl GpuEntry {
         payloads: &[&[u8]],
         home: PayloadHome,
     ) -> GpuResult<GpuEntry> {
+        GpuEntry::load_with_form(device, row_bytes, metas, payloads, home, ChunkForm::AsStored)
+    }
+
+    /// [`GpuEntry::load`] with the chunks kept in `form` (see [`HostEntry::with_form`]).
+    pub fn load_with_form(
+        device: &Arc<GpuDevice>,
+        row_bytes: u64,
+        metas: &[ChunkMeta],
+        payloads: &[&[u8]],
+        home: PayloadHome,
+        form: ChunkForm,
+    ) -> GpuResult<GpuEntry> {
         match home {
             PayloadHome::HostMapped => {
-                let host = HostEntry::new(device, row_bytes, metas, payloads)?;
+                let host = HostEntry::with_form(device, row_bytes, metas, payloads, form)?;
                 GpuEntry::from_host(device, &host, PayloadHome::HostMapped)
             }
             PayloadHome::Device => {
-                let layout = build_layout(row_bytes, metas, payloads)?;
+                let formed = form_chunks(form, metas, payloads);
+                let payloads = formed.payload_refs();
+                let layout = build_layout(row_bytes, &formed.metas, &payloads)?;
                 let mut bytes = vec![0u8; layout.payload_buffer_len as usize];
                 for (i, p) in payloads.iter().enumerate() {
                     bytes[layout.payload_range(i)].copy_from_slice(p);
@@ -234,21 +285,33 @@ impl GpuEntry {
                 let dev = stream
                     .clone_htod(&bytes)
                     .map_err(GpuError::driver("uploading the payload"))?;
-                GpuEntry::assemble(device, Arc::new(layout), Payload::Device(dev))
+                GpuEntry::assemble(device, Arc::new(layout), Payload::Device(dev), formed.relaid)
             }
         }
     }
 
-    /// Loads entry `entry` of a container (payload CRCs checked) onto `device`.
+    /// Loads entry `entry` of a container (payload CRCs checked) onto `device`, every chunk as
+    /// stored.
     pub fn from_reader<R: std::io::Read + std::io::Seek>(
         device: &Arc<GpuDevice>,
         reader: &mut ibp_codec::ContainerReader<R>,
         entry: usize,
         home: PayloadHome,
     ) -> GpuResult<GpuEntry> {
+        GpuEntry::from_reader_with_form(device, reader, entry, home, ChunkForm::AsStored)
+    }
+
+    /// [`GpuEntry::from_reader`] with the chunks kept in `form` (see [`HostEntry::with_form`]).
+    pub fn from_reader_with_form<R: std::io::Read + std::io::Seek>(
+        device: &Arc<GpuDevice>,
+        reader: &mut ibp_codec::ContainerReader<R>,
+        entry: usize,
+        home: PayloadHome,
+        form: ChunkForm,
+    ) -> GpuResult<GpuEntry> {
         let (row_bytes, metas, payloads) = read_entry(reader, entry)?;
         let refs: Vec<&[u8]> = payloads.iter().map(|p| p.as_slice()).collect();
-        GpuEntry::load(device, row_bytes, &metas, &refs, home)
+        GpuEntry::load_with_form(device, row_bytes, &metas, &refs, home, form)
     }
 
     /// Uses a host entry on `device`: mapped in place (`HostMapped`, no copy) or copied into
@@ -265,10 +328,15 @@ impl GpuEntry {
                 )
             }
         };
-        GpuEntry::assemble(device, host.layout.clone(), payload)
+        GpuEntry::assemble(device, host.layout.clone(), payload, host.relaid_chunks)
     }
 
-    fn assemble(device: &Arc<GpuDevice>, layout: Arc<EntryLayout>, payload: Payload) -> GpuResult<GpuEntry> {
+    fn assemble(
+        device: &Arc<GpuDevice>,
+        layout: Arc<EntryLayout>,
+        payload: Payload,
+        relaid_chunks: usize,
+    ) -> GpuResult<GpuEntry> {
         let stream = device.context().default_stream();
         let up = |what: &str, e| GpuError::driver(format!("uploading {what}"))(e);
         let chunks = stream
@@ -311,6 +379,7 @@ impl GpuEntry {
             tables_ptrs,
             stage_bytes,
             coded_words,
+            relaid_chunks,
             status_pool: Mutex::new(Vec::new()),
             tile_cache: Mutex::new(None),
             auto_kernel,
@@ -322,6 +391,11 @@ impl GpuEntry {
     /// The entry's layout.
     pub fn layout(&self) -> &EntryLayout {
         &self.layout
+    }
+
+    /// Chunks the loader re-laid raw ([`ChunkForm`]); 0 when every chunk is kept as stored.
+    pub fn relaid_chunks(&self) -> usize {
+        self.relaid_chunks
     }
 
     /// The device this entry lives on.

@@ -7,6 +7,7 @@
 //!
 //! [`GpuEntry`]: crate::GpuEntry
 
+use crate::chunk_form::{form_chunks, ChunkForm};
 use crate::entry::{
     auto_tile_kernel, build_layout, coded_words, failure_error, gather_split_log2, layout_params, range_chunks,
     read_entry, split_blocks, split_words, stage_bytes, table_offsets, tile_starts, tiling, RangeTiles,
@@ -99,7 +100,19 @@ impl HostKernels {
     /// Builds the layout (checking each payload's length and CRC, as [`crate::HostEntry::new`]) and
     /// runs `ibp_build_tables`.
     pub fn new(row_bytes: u64, metas: &[ChunkMeta], payloads: &[&[u8]]) -> GpuResult<HostKernels> {
-        let layout = build_layout(row_bytes, metas, payloads)?;
+        HostKernels::with_form(row_bytes, metas, payloads, ChunkForm::AsStored)
+    }
+
+    /// [`HostKernels::new`] with the chunks kept in `form`, as [`crate::HostEntry::with_form`].
+    pub fn with_form(
+        row_bytes: u64,
+        metas: &[ChunkMeta],
+        payloads: &[&[u8]],
+        form: ChunkForm,
+    ) -> GpuResult<HostKernels> {
+        let formed = form_chunks(form, metas, payloads);
+        let payloads = formed.payload_refs();
+        let layout = build_layout(row_bytes, &formed.metas, &payloads)?;
         let mut payload = Aligned::zeroed(layout.payload_buffer_len as usize);
         for (i, p) in payloads.iter().enumerate() {
             payload.bytes_mut()[layout.payload_range(i)].copy_from_slice(p);

@@ -22,6 +22,7 @@
 #![warn(missing_docs)]
 
 pub mod baselines;
+pub mod chunk_form;
 pub mod device;
 pub mod entry;
 pub mod error;
@@ -37,6 +38,7 @@ pub mod pinned;
 pub mod status;
 pub mod testdata;
 
+pub use chunk_form::ChunkForm;
 pub use device::{device_count, driver_present, gpu_unavailable_reason, GpuDevice};
 pub use entry::{GpuEntry, HostEntry, LeanShape, PayloadHome, PendingDecode, TileKernel};
 pub use error::{GpuError, GpuResult};

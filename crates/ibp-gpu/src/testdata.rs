@@ -283,6 +283,35 @@ pub fn long_row_entries(rng: &mut Rng, rows: usize) -> Vec<TestEntry> {
         .collect()
 }
 
+/// Entries whose coded chunks are no cheaper to read than raw rows ([`crate::ChunkForm`]): float
+/// rows with every mantissa bit (about 6 % saved) of 256 B at A = 16 and A = 1, 64 B KV-like rows at
+/// A = 1, 128 B rows at A = 1; and entries mixing them with 256 B rows
+/// of 4 mantissa bits dropped, whose chunks are cheaper to read coded. Chunks of 256 rows.
+pub fn relayout_entries(rng: &mut Rng) -> Vec<TestEntry> {
+    let mut out = Vec::new();
+    for (row_bytes, align_log2) in [(256usize, 4u8), (256, 0), (64, 0), (128, 0)] {
+        let data = float_rows(rng, 1024, row_bytes, 0.02, 0);
+        let opts = EncodeOptions {
+            align_log2,
+            ..EncodeOptions::default()
+        };
+        let label = format!("saves little {row_bytes} B A{}", 1 << align_log2);
+        out.push(TestEntry::new(&data, row_bytes, &opts, 256, label));
+    }
+    for align_log2 in [4u8, 0] {
+        let mut data = float_rows(rng, 512, 256, 0.02, 4);
+        data.extend(float_rows(rng, 512, 256, 0.02, 0));
+        data.extend(float_rows(rng, 256, 256, 0.02, 4));
+        let opts = EncodeOptions {
+            align_log2,
+            ..EncodeOptions::default()
+        };
+        let label = format!("mixed 256 B A{}", 1 << align_log2);
+        out.push(TestEntry::new(&data, 256, &opts, 256, label));
+    }
+    out
+}
+
 /// An entry of `rows` [`few_run_rows`] of one of [`FEW_RUN_SHAPES`], one group, alignment
 /// `2^align_log2`, chunks of `chunk_rows` rows (keep them large enough, ~100 rows, that no free bit
 /// looks invariant by chance); panics unless its masks have `min_runs ..= max_runs` runs in some half.

@@ -13,7 +13,9 @@ use ibp_gpu::testdata::{
     patterned_rows, read_npy, sparse_rows, two_run_rows, uneven_chunk_entries, uniform_rows, Rng, TestEntry,
     FEW_RUN_SHAPES,
 };
-use ibp_gpu::{testdata, EntryLayout, GpuDevice, GpuEntry, GpuError, HostEntry, LeanShape, PayloadHome, TileKernel};
+use ibp_gpu::{
+    testdata, ChunkForm, EntryLayout, GpuDevice, GpuEntry, GpuError, HostEntry, LeanShape, PayloadHome, TileKernel,
+};
 use std::sync::Arc;
 
 fn gpu() -> Option<Arc<GpuDevice>> {
@@ -33,8 +35,19 @@ fn gpu() -> Option<Arc<GpuDevice>> {
 type Case = TestEntry;
 
 fn load(case: &Case, dev: &Arc<GpuDevice>, home: PayloadHome) -> GpuEntry {
-    GpuEntry::load(dev, case.row_bytes as u64, &case.metas, &case.payload_refs(), home)
-        .unwrap_or_else(|e| panic!("{}: load: {e}", case.label))
+    load_in_form(case, dev, home, ChunkForm::AsStored)
+}
+
+fn load_in_form(case: &Case, dev: &Arc<GpuDevice>, home: PayloadHome, form: ChunkForm) -> GpuEntry {
+    GpuEntry::load_with_form(
+        dev,
+        case.row_bytes as u64,
+        &case.metas,
+        &case.payload_refs(),
+        home,
+        form,
+    )
+    .unwrap_or_else(|e| panic!("{}: load: {e}", case.label))
 }
 
 fn gather_to_host(entry: &GpuEntry, rows: &[u64]) -> Result<Vec<u8>, GpuError> {
@@ -67,9 +80,14 @@ fn decode_all_to_host(entry: &GpuEntry) -> Vec<u8> {
 /// Checks a case through every path; returns whether its entry has a coded chunk and uses the lean
 /// tile kernel.
 fn check_case(dev: &Arc<GpuDevice>, case: &Case, rng: &mut Rng) -> bool {
+    check_case_in_form(dev, case, rng, ChunkForm::AsStored)
+}
+
+/// [`check_case`] with the chunks loaded in `form`.
+fn check_case_in_form(dev: &Arc<GpuDevice>, case: &Case, rng: &mut Rng, form: ChunkForm) -> bool {
     let mut lean = false;
     for home in [PayloadHome::Device, PayloadHome::HostMapped] {
-        let entry = load(case, dev, home);
+        let entry = load_in_form(case, dev, home, form);
         let label = format!("{} {home:?}", case.label);
         assert_eq!(decode_all_to_host(&entry), case.expected, "{label}: whole entry");
         if entry.uses_lean_tiles() {
@@ -438,6 +456,29 @@ fn real_data_matches_cpu_decoder() {
             );
             println!("{label}: matched");
         }
+    }
+}
+
+/// Entries loaded with [`ChunkForm::FOR_GPU_READS`] (chunks no cheaper to read coded re-laid raw at
+/// load; entries of them alone flat, gathered by `ibp_gather_flat`): every path, from device memory
+/// and zero-copy, gives the CPU decoder's rows.
+#[test]
+fn entries_relaid_for_gpu_reads_match_cpu_decoder() {
+    let Some(dev) = gpu() else { return };
+    let mut rng = Rng::new(31);
+    for case in testdata::relayout_entries(&mut rng) {
+        for home in [PayloadHome::Device, PayloadHome::HostMapped] {
+            let entry = load_in_form(&case, &dev, home, ChunkForm::FOR_GPU_READS);
+            let raw = entry.layout().chunks.iter().filter(|c| c.group_count == 0).count();
+            assert!(
+                entry.relaid_chunks() > 0 && entry.relaid_chunks() == raw,
+                "{} {home:?}: {} chunks re-laid, {raw} raw",
+                case.label,
+                entry.relaid_chunks()
+            );
+        }
+        check_case_in_form(&dev, &case, &mut rng, ChunkForm::FOR_GPU_READS);
+        println!("{}: matched", case.label);
     }
 }
 

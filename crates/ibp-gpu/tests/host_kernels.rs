@@ -22,7 +22,7 @@ use ibp_gpu::testdata::{
     encode_rows, few_run_entry, few_run_rows, fixed_width, float_rows, long_row_entries, mixed_shape_entry,
     patterned_rows, sparse_rows, two_run_rows, uneven_chunk_entries, uniform_rows, Rng, TestEntry, FEW_RUN_SHAPES,
 };
-use ibp_gpu::{testdata, LeanShape};
+use ibp_gpu::{testdata, ChunkForm, LeanShape};
 use std::path::Path;
 
 type Case = TestEntry;
@@ -34,7 +34,11 @@ fn load(case: &Case) -> HostKernels {
 
 /// Every path of one case; returns whether the entry takes the lean tile kernel.
 fn check_case(case: &Case, rng: &mut Rng) -> bool {
-    let entry = load(case);
+    check_entry(&load(case), case, rng)
+}
+
+/// Every path of one loaded case; returns whether the entry takes the lean tile kernel.
+fn check_entry(entry: &HostKernels, case: &Case, rng: &mut Rng) -> bool {
     let label = &case.label;
     let n = (case.expected.len() / case.row_bytes) as u64;
     let all = |kernel| {
@@ -51,7 +55,7 @@ fn check_case(case: &Case, rng: &mut Rng) -> bool {
             "{label}: whole entry, general kernel"
         );
     }
-    check_shaped_kernels(&entry, case, label);
+    check_shaped_kernels(entry, case, label);
     // Each chunk on its own (the launch then sees only that chunk's descriptor).
     for (i, c) in entry.layout().chunks.iter().enumerate() {
         let at = c.first_row as usize * case.row_bytes;
@@ -250,6 +254,42 @@ fn generated_cases_match_cpu_decoder() {
     );
     assert!(lean >= 10, "only {lean} of {cases} cases took the lean tile kernel");
     println!("{cases} cases, {lean} through the lean tile kernel (and the general one)");
+}
+
+/// Entries loaded with [`ChunkForm::FOR_GPU_READS`]: the chunks no cheaper to read coded are re-laid
+/// raw (an entry of them alone becomes a flat one, gathered by `ibp_gather_flat`, when its rows are a
+/// multiple of 16 bytes), the others stay coded, and every path gives the CPU decoder's rows.
+#[test]
+fn entries_relaid_for_gpu_reads_match_cpu_decoder() {
+    let mut rng = Rng::new(31);
+    for case in testdata::relayout_entries(&mut rng) {
+        let label = &case.label;
+        let entry = HostKernels::with_form(
+            case.row_bytes as u64,
+            &case.metas,
+            &case.payload_refs(),
+            ChunkForm::FOR_GPU_READS,
+        )
+        .unwrap_or_else(|e| panic!("{label}: load: {e}"));
+        let chunks = &entry.layout().chunks;
+        let raw = chunks.iter().filter(|c| c.group_count == 0).count();
+        assert!(
+            case.metas.iter().all(|m| m.group_count != 0),
+            "{label}: every chunk is coded in the file"
+        );
+        assert!(raw > 0, "{label}: no chunk re-laid raw");
+        if label.starts_with("mixed") {
+            assert!(raw < chunks.len(), "{label}: the q4 chunks stay coded");
+        } else {
+            assert_eq!(raw, chunks.len(), "{label}: every chunk re-laid raw");
+        }
+        assert_eq!(
+            entry.layout().flat_rows(),
+            raw == chunks.len() && case.row_bytes % 16 == 0,
+            "{label}: flat rows"
+        );
+        check_entry(&entry, &case, &mut rng);
+    }
 }
 
 /// `ibp_gather_split`: rows of 128 words and more decoded by 2 or 4 warps each, through decode tables

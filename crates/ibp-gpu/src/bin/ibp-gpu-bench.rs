@@ -14,7 +14,9 @@
 //!
 //! Datasets named `NAME+gpu` are encoded with `EncodeOptions::for_gpu()` (A = 16, chunks stored raw
 //! where coding does not make records cheaper to read; `ibp compress --gpu`), the others with the
-//! default analysis at the alignment shown.
+//! default analysis at the alignment shown. Rows named `NAME@relaid` are the default-encoded file
+//! loaded with `ChunkForm::FOR_GPU_READS` (chunks no cheaper to read coded kept raw by the loader),
+//! gathered in the same interleaved timing as `NAME`; they appear where the loader re-lays a chunk.
 //!
 //! Throughput is always uncompressed bytes delivered per second (rows * row_bytes / time).
 //! - `IBP zc`: IBP gather, compressed payload in pinned host memory, decoded by the kernel (zero-copy).
@@ -30,7 +32,9 @@ use ibp_codec::EncodeOptions;
 use ibp_format::ChunkMeta;
 use ibp_gpu::baselines::{copy_records, raw_gather, Source};
 use ibp_gpu::testdata::{encode_rows, float_rows, read_npy, sparse_rows, Rng};
-use ibp_gpu::{GpuDevice, GpuEntry, HostEntry, LeanShape, PayloadHome, PendingDecode, PinnedBuffer, TileKernel};
+use ibp_gpu::{
+    ChunkForm, GpuDevice, GpuEntry, HostEntry, LeanShape, PayloadHome, PendingDecode, PinnedBuffer, TileKernel,
+};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -373,6 +377,7 @@ struct LaunchRow {
     raw_queued_us: f64,
 }
 
+#[derive(Clone)]
 struct HostRow {
     name: String,
     rb: usize,
@@ -492,6 +497,27 @@ fn main() {
         }
         let ent_h = GpuEntry::from_host(&dev, &host, PayloadHome::HostMapped).unwrap();
         let ent_d = GpuEntry::from_host(&dev, &host, PayloadHome::Device).unwrap();
+        // The same file loaded with the chunks no cheaper to read coded kept raw (files written for
+        // size; `+gpu` files already store those chunks raw).
+        let relaid = (!ds.gpu)
+            .then(|| {
+                HostEntry::with_form(&dev, rb as u64, &all_metas, &all_payloads, ChunkForm::FOR_GPU_READS).unwrap()
+            })
+            .filter(|h| h.relaid_chunks() > 0)
+            .map(|h| {
+                let zc = GpuEntry::from_host(&dev, &h, PayloadHome::HostMapped).unwrap();
+                let dev_entry = GpuEntry::from_host(&dev, &h, PayloadHome::Device).unwrap();
+                let kept = h.layout().chunks.iter().map(|c| c.payload_len).sum::<u64>();
+                let saved = 100.0 * (1.0 - kept as f64 / raw_len as f64);
+                (h, zc, dev_entry, saved)
+            });
+        if let Some((h, _, _, saved)) = &relaid {
+            println!(
+                "loaded with ChunkForm::FOR_GPU_READS: {} of {} chunks re-laid raw, {saved:.1} % saved in host memory",
+                h.relaid_chunks(),
+                all_metas.len()
+            );
+        }
         let align = 1u32 << ds.align_log2;
         println!(
             "\n## {} {rb} B rows, A={align}: {total_rows} rows, {} MiB raw, {:.1} % saved, {} chunk(s) of W={:?} (prepared in {:.1} s)",
@@ -509,6 +535,7 @@ fn main() {
             .layout()
             .chunks
             .iter()
+            .chain(relaid.iter().flat_map(|r| r.0.layout().chunks.iter()))
             .map(|c| c.raw_padded as usize)
             .max()
             .unwrap()
@@ -523,7 +550,10 @@ fn main() {
             let rows: Vec<u64> = (0..4096.min(total_rows))
                 .map(|_| rng.below(total_rows as u64))
                 .collect();
-            for ent in [&ent_h, &ent_d] {
+            for ent in [&ent_h, &ent_d]
+                .into_iter()
+                .chain(relaid.iter().flat_map(|r| [&r.1, &r.2]))
+            {
                 let mut o: CudaSlice<u8> = stream.alloc_zeros(rows.len() * rb).unwrap();
                 ent.gather(&rows, &mut o, &stream).unwrap().wait().unwrap();
                 let got = stream.clone_dtoh(&o).unwrap();
@@ -549,6 +579,16 @@ fn main() {
                 })
                 .collect();
             let spans_d = stream.clone_htod(&spans).unwrap();
+            let relaid_spans_d = relaid.as_ref().map(|(h, ..)| {
+                let spans: Vec<u64> = rows
+                    .iter()
+                    .flat_map(|&r| {
+                        let (o, l) = h.layout().record_span(r).unwrap();
+                        [o, l]
+                    })
+                    .collect();
+                stream.clone_htod(&spans).unwrap()
+            });
             let bytes = batch * rb;
             // Small batches take microseconds: more repetitions cost nothing and steady the medians.
             let reps = if batch <= QUEUED_MAX_BATCH {
@@ -556,18 +596,31 @@ fn main() {
             } else {
                 args.reps
             };
-            // IBP zero-copy, raw zero-copy and ideal, interleaved (their ratios are the targets).
+            // IBP zero-copy, raw zero-copy and ideal, interleaved (their ratios are the targets), and
+            // the re-laid entry's gather and ideal where there is one.
             let mut zc = |m: usize| match m {
                 0 => Some(ent_h.gather_device_rows(&rows_d, &mut out, &stream).unwrap()),
                 1 => {
                     raw_gather(&dev, Source::Pinned(&raw), rb as u64, &rows_d, &mut out, &stream).unwrap();
                     None
                 }
+                3 => Some(
+                    relaid
+                        .as_ref()
+                        .unwrap()
+                        .1
+                        .gather_device_rows(&rows_d, &mut out, &stream)
+                        .unwrap(),
+                ),
                 _ => {
+                    let (pinned, spans) = match (m, &relaid, &relaid_spans_d) {
+                        (4, Some((h, ..)), Some(s)) => (h.pinned(), s),
+                        _ => (host.pinned(), &spans_d),
+                    };
                     copy_records(
                         &dev,
-                        Source::Pinned(host.pinned()),
-                        &spans_d,
+                        Source::Pinned(pinned),
+                        spans,
                         &mut out_ideal,
                         stride as u64,
                         &stream,
@@ -576,7 +629,8 @@ fn main() {
                     None
                 }
             };
-            let times = time_interleaved(&stream, reps, None, 3, &mut zc);
+            let members = if relaid.is_some() { 5 } else { 3 };
+            let times = time_interleaved(&stream, reps, None, members, &mut zc);
             let (ibp_l, raw_l, ideal) = (&times[0], &times[1], times[2].gpu);
             let (ibp, rawt) = (ibp_l.gpu, raw_l.gpu);
             if batch <= QUEUED_MAX_BATCH {
@@ -623,7 +677,27 @@ fn main() {
                 "batch {batch}: IBP zc {:.1} | raw zc {:.1} | CPU+memcpy {:.1} | ideal {:.1} | IBP dev {:.1} | D2D {:.1} GB/s",
                 r.ibp, r.raw, r.cpu, r.ideal, r.dev, r.d2d
             );
-            host_rows.push(r);
+            if let Some((_, _, dev_entry, saved)) = &relaid {
+                let devt = time_gpu(&stream, reps, || {
+                    Some(dev_entry.gather_device_rows(&rows_d, &mut out, &stream).unwrap())
+                });
+                let row = HostRow {
+                    name: format!("{}@relaid", ds.name),
+                    saved: *saved,
+                    ibp: gbps(bytes, times[3].gpu),
+                    ideal: gbps(bytes, times[4].gpu),
+                    dev: gbps(bytes, devt),
+                    ..r.clone()
+                };
+                println!(
+                    "batch {batch}, re-laid at load: IBP zc {:.1} | raw zc {:.1} | ideal {:.1} | IBP dev {:.1} GB/s",
+                    row.ibp, row.raw, row.ideal, row.dev
+                );
+                host_rows.push(r);
+                host_rows.push(row);
+            } else {
+                host_rows.push(r);
+            }
         }
         // Whole entry from device memory vs a D2D copy of the output size.
         {
