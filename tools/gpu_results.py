@@ -193,7 +193,7 @@ def main() -> int:
         "  python3 tools/datasets.py && python3 tools/datasets.py --gpu-pack   # real-data slices, bench/data/gpu-pack",
         "  bash tools/gpu-run.sh --prepare      # release test binaries, ibp-gpu-bench, ibp-conformance --features gpu -> .devrun/",
         "  # device tool: run with carry [\".devrun\"]:",
-        "  IBP_BENCH_TIMEOUT=300 IBP_SANITIZER_TIMEOUT=80 bash tools/gpu-run.sh --target-mib 256 --reps 9",
+        "  IBP_BENCH_TIMEOUT=330 IBP_SANITIZER_TIMEOUT=120 bash tools/gpu-run.sh --target-mib 256 --reps 9",
         f"  python3 tools/gpu_results.py OUT --commit {a.commit} > bench/GPU_RESULTS.md   # this page",
         "  ```",
         "  Bench: 256 MiB of raw rows per dataset (a 32 MiB block encoded once, its chunks repeated; 5x the H200's L2),",

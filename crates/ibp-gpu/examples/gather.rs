@@ -12,7 +12,7 @@
 use ibp_codec::{ContainerReader, ContainerWriter, DecoderKind, EncodeOptions};
 use ibp_format::Dtype;
 use ibp_gpu::testdata::{float_rows, Rng};
-use ibp_gpu::{gpu_unavailable_reason, GpuDevice, GpuEntry, HostEntry, PayloadHome};
+use ibp_gpu::{gpu_unavailable_reason, ChunkForm, GpuDevice, GpuEntry, HostEntry, PayloadHome};
 use std::io::Cursor;
 use std::time::Instant;
 
@@ -54,9 +54,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         bytes.len()
     );
 
-    // The compressed payload goes to pinned host memory once; the GPU reads it over the bus.
+    // The compressed payload goes to pinned host memory once; the GPU reads it over the bus. A file
+    // written for size may code chunks whose records are no cheaper to read than raw rows: loaded
+    // for GPU reads, those are kept raw (decoded once here), the others as stored.
     let device = GpuDevice::new(ordinal)?;
-    let host = HostEntry::from_reader(&device, &mut reader, entry)?;
+    let host = HostEntry::from_reader_with_form(&device, &mut reader, entry, ChunkForm::FOR_GPU_READS)?;
+    println!(
+        "{} of {} chunks kept raw for GPU reads; {} bytes in pinned host memory",
+        host.relaid_chunks(),
+        host.layout().chunks.len(),
+        host.payload().len()
+    );
     let gpu = GpuEntry::from_host(&device, &host, PayloadHome::HostMapped)?;
     let stream = device.new_stream()?;
 
