@@ -571,24 +571,19 @@ fn main() {
         for &batch in batches {
             let rows: Vec<u64> = (0..batch).map(|_| rng.below(total_rows as u64)).collect();
             let rows_d = stream.clone_htod(&rows).unwrap();
-            let spans: Vec<u64> = rows
-                .iter()
-                .flat_map(|&r| {
-                    let (o, l) = ent_h.layout().record_span(r).unwrap();
-                    [o, l]
-                })
-                .collect();
-            let spans_d = stream.clone_htod(&spans).unwrap();
-            let relaid_spans_d = relaid.as_ref().map(|(h, ..)| {
+            // Each row's record (offset, length) in a layout's payload buffer, for the "ideal" copy.
+            let spans_in = |layout: &ibp_gpu::EntryLayout| {
                 let spans: Vec<u64> = rows
                     .iter()
                     .flat_map(|&r| {
-                        let (o, l) = h.layout().record_span(r).unwrap();
+                        let (o, l) = layout.record_span(r).unwrap();
                         [o, l]
                     })
                     .collect();
                 stream.clone_htod(&spans).unwrap()
-            });
+            };
+            let spans_d = spans_in(ent_h.layout());
+            let relaid_spans_d = relaid.as_ref().map(|(h, ..)| spans_in(h.layout()));
             let bytes = batch * rb;
             // Small batches take microseconds: more repetitions cost nothing and steady the medians.
             let reps = if batch <= QUEUED_MAX_BATCH {
