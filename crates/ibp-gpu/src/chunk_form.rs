@@ -80,8 +80,14 @@ fn relays(form: ChunkForm, meta: &ChunkMeta) -> bool {
     match form {
         ChunkForm::AsStored => false,
         ChunkForm::RawWhereNotCheaper(cost) => {
+            // (Loaders validate the row index first; these checks keep the sums below in range on
+            // any input.)
+            let offsets = &meta.row_offsets;
             meta.group_count != 0
-                && meta.row_offsets.len() == meta.row_count as usize + 1
+                && offsets.len() == meta.row_count as usize + 1
+                && offsets.windows(2).all(|w| w[0] <= w[1])
+                && offsets.last().is_some_and(|&end| end < 1 << 48)
+                && meta.row_bytes() <= ibp_format::MAX_ROW_BYTES
                 && transfer_cost(meta, &cost) >= relaid_cost(meta, &cost)
         }
     }
@@ -221,6 +227,28 @@ mod tests {
         let formed = form_chunks(ChunkForm::FOR_GPU_READS, &metas, &refs);
         assert_eq!(formed.relaid, 0, "q4 rows save 19 %: cheaper to read coded");
         assert_eq!(formed.metas.as_ref(), metas.as_slice());
+    }
+
+    /// A row index that is not one (offsets going back, past 2^48) is never re-laid, and looking
+    /// at it does not overflow.
+    #[test]
+    fn bad_row_indexes_are_kept_as_stored() {
+        let mut rng = Rng::new(7);
+        let rows = float_rows(&mut rng, 512, 256, 0.02, 0);
+        let (metas, payloads) = entry(&rows, 256, 4);
+        let refs: Vec<&[u8]> = payloads.iter().map(|p| p.as_slice()).collect();
+        assert!(relays(ChunkForm::FOR_GPU_READS, &metas[0]));
+        let mut back = metas[0].clone();
+        back.row_offsets.swap(3, 4);
+        let mut huge = metas[0].clone();
+        for o in huge.row_offsets.iter_mut().skip(1) {
+            *o += u64::MAX - (1 << 20);
+        }
+        for bad in [back, huge] {
+            assert!(!relays(ChunkForm::FOR_GPU_READS, &bad));
+            let formed = form_chunks(ChunkForm::FOR_GPU_READS, std::slice::from_ref(&bad), &refs[..1]);
+            assert_eq!(formed.relaid, 0);
+        }
     }
 
     /// A chunk that does not decode is kept as stored (its error then comes from the loader's or the

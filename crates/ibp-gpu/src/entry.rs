@@ -2,7 +2,7 @@
 //! ranges, whole chunks and whole entries, enqueued on a caller's stream into a caller's buffer.
 #![forbid(unsafe_code)]
 
-use crate::chunk_form::{form_chunks, ChunkForm};
+use crate::chunk_form::{form_chunks, ChunkForm, FormedChunks};
 use crate::device::GpuDevice;
 use crate::error::{GpuError, GpuResult};
 use crate::launch::{self, GatherParams};
@@ -77,9 +77,8 @@ impl HostEntry {
         payloads: &[&[u8]],
         form: ChunkForm,
     ) -> GpuResult<Arc<HostEntry>> {
-        let formed = form_chunks(form, metas, payloads);
+        let (layout, formed) = build_formed_layout(row_bytes, metas, payloads, form)?;
         let payloads = formed.payload_refs();
-        let layout = build_layout(row_bytes, &formed.metas, &payloads)?;
         let mut payload = PinnedBuffer::new(device.context(), layout.payload_buffer_len as usize)
             .map_err(GpuError::driver("allocating pinned host memory"))?;
         let buf = payload.as_mut_slice();
@@ -155,6 +154,24 @@ pub(crate) fn read_entry<R: std::io::Read + std::io::Seek>(
         payloads.push(p);
     }
     Ok((info.row_bytes, metas, payloads))
+}
+
+/// The layout of an entry's chunks kept in `form`, and those chunks. The chunks as given are checked
+/// first ([`build_layout`]: lengths, CRCs, row indexes), so a defect is reported as for
+/// [`ChunkForm::AsStored`] and only valid chunks are re-laid.
+pub(crate) fn build_formed_layout<'a>(
+    row_bytes: u64,
+    metas: &'a [ChunkMeta],
+    payloads: &[&'a [u8]],
+    form: ChunkForm,
+) -> GpuResult<(EntryLayout, FormedChunks<'a>)> {
+    let layout = build_layout(row_bytes, metas, payloads)?;
+    let formed = form_chunks(form, metas, payloads);
+    if formed.relaid == 0 {
+        return Ok((layout, formed));
+    }
+    let layout = build_layout(row_bytes, &formed.metas, &formed.payload_refs())?;
+    Ok((layout, formed))
 }
 
 pub(crate) fn build_layout(row_bytes: u64, metas: &[ChunkMeta], payloads: &[&[u8]]) -> GpuResult<EntryLayout> {
@@ -274,9 +291,8 @@ impl GpuEntry {
                 GpuEntry::from_host(device, &host, PayloadHome::HostMapped)
             }
             PayloadHome::Device => {
-                let formed = form_chunks(form, metas, payloads);
+                let (layout, formed) = build_formed_layout(row_bytes, metas, payloads, form)?;
                 let payloads = formed.payload_refs();
-                let layout = build_layout(row_bytes, &formed.metas, &payloads)?;
                 let mut bytes = vec![0u8; layout.payload_buffer_len as usize];
                 for (i, p) in payloads.iter().enumerate() {
                     bytes[layout.payload_range(i)].copy_from_slice(p);

@@ -7,9 +7,9 @@
 //!
 //! [`GpuEntry`]: crate::GpuEntry
 
-use crate::chunk_form::{form_chunks, ChunkForm};
+use crate::chunk_form::ChunkForm;
 use crate::entry::{
-    auto_tile_kernel, build_layout, coded_words, failure_error, gather_split_log2, layout_params, range_chunks,
+    auto_tile_kernel, build_formed_layout, coded_words, failure_error, gather_split_log2, layout_params, range_chunks,
     read_entry, split_blocks, split_words, stage_bytes, table_offsets, tile_starts, tiling, RangeTiles,
 };
 use crate::launch::{self, GatherParams};
@@ -110,9 +110,8 @@ impl HostKernels {
         payloads: &[&[u8]],
         form: ChunkForm,
     ) -> GpuResult<HostKernels> {
-        let formed = form_chunks(form, metas, payloads);
+        let (layout, formed) = build_formed_layout(row_bytes, metas, payloads, form)?;
         let payloads = formed.payload_refs();
-        let layout = build_layout(row_bytes, &formed.metas, &payloads)?;
         let mut payload = Aligned::zeroed(layout.payload_buffer_len as usize);
         for (i, p) in payloads.iter().enumerate() {
             payload.bytes_mut()[layout.payload_range(i)].copy_from_slice(p);

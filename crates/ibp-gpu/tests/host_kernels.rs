@@ -289,6 +289,18 @@ fn entries_relaid_for_gpu_reads_match_cpu_decoder() {
             "{label}: flat rows"
         );
         check_entry(&entry, &case, &mut rng);
+        // A damaged payload is reported as for the chunks as stored: the loader checks them before
+        // it re-lays any.
+        let mut damaged = case.payloads.clone();
+        damaged[0][7] ^= 0x20;
+        let refs: Vec<&[u8]> = damaged.iter().map(|p| p.as_slice()).collect();
+        let rb = case.row_bytes as u64;
+        let stored = HostKernels::new(rb, &case.metas, &refs).err().expect("CRC mismatch");
+        let formed = HostKernels::with_form(rb, &case.metas, &refs, ChunkForm::FOR_GPU_READS)
+            .err()
+            .expect("CRC mismatch");
+        assert_eq!(stored.code(), Some(ErrorCode::PayloadCrc), "{label}: {stored}");
+        assert_eq!(formed.to_string(), stored.to_string(), "{label}");
     }
 }
 
