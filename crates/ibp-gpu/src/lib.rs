@@ -17,7 +17,7 @@
 //! `examples/gather.rs` walks through a zero-copy gather from a `.ibp` file, checked against the CPU
 //! reader.
 //!
-//! - [`host`] (feature `host-kernels`): the same kernels compiled for the CPU and run there, to
+//! - `host` (feature `host-kernels`): the same kernels compiled for the CPU and run there, to
 //!   test their logic on machines without a GPU.
 //!
 //! Unsafe code lives only in `nvrtc`, `pinned`, `launch`, `ffi_probe` and `host`, each block with a
