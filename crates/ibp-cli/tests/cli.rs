@@ -983,8 +983,8 @@ fn hostile_entry_names_cannot_escape_the_output_folder() {
 
 /// `compress --gpu`: 16-byte rows, 64-bit words where they cost little, and a chunk stored raw when
 /// coding does not make its records cheaper for a GPU to read (f32 N(0, 0.05) rows of 256 bytes
-/// save about 10 %: their 16-byte aligned records touch more 64-byte requests than raw rows); the
-/// file round-trips either way.
+/// save about 10 %: their 16-byte aligned records touch more 64-byte requests than raw rows), and
+/// `inspect` names such chunks of a file written for size; the file round-trips either way.
 #[test]
 fn compress_gpu_stores_raw_what_is_not_cheaper_to_read() {
     let d = tempfile::tempdir().unwrap();
@@ -1001,11 +1001,19 @@ fn compress_gpu_stores_raw_what_is_not_cheaper_to_read() {
     for c in chunks_of(&plain) {
         assert_eq!(c["groups"], 1, "bytes only: coded");
         assert!(c["raw_rows"].as_u64().unwrap() < c["rows"].as_u64().unwrap());
+        assert_eq!(
+            c["raw_for_gpu_reads"], true,
+            "inspect names the chunks --gpu writes raw"
+        );
     }
     for c in chunks_of(&gpu) {
         assert_eq!(c["align"], 16);
         assert_eq!(c["groups"], 0, "not cheaper to read: a raw chunk");
+        assert_eq!(c["raw_for_gpu_reads"], false, "already raw");
     }
+    let text = ok(&[&"inspect", &plain]);
+    assert!(text.contains("GPU gathers: 1 of 1 chunks"), "{text}");
+    assert!(!ok(&[&"inspect", &gpu]).contains("GPU gathers"));
     for packed in [&plain, &gpu] {
         let back = d.path().join("back.npy");
         ok(&[&"decompress", packed, &"-o", &back, &"--force"]);

@@ -35,7 +35,7 @@ pub fn encode_chunk(rows: &[u8], row_bytes: usize, opts: &EncodeOptions) -> Enco
     let chunk = encode_chunk_with_plan(rows, row_bytes, &plan, opts.align_log2);
     if let Some(cost) = opts.transfer_cost {
         // Raw unless coding makes reading every row once cheaper.
-        if !plan.is_raw_chunk() && transfer_cost(&chunk.meta, &cost) >= raw_transfer_cost(&chunk.meta, &cost) {
+        if !plan.is_raw_chunk() && reads_no_cheaper_than_raw(&chunk.meta, &cost, chunk.meta.align_log2) {
             let raw = ChunkPlan::raw_chunk(
                 plan.word_width,
                 chunk.meta.row_count as u64,
@@ -59,8 +59,39 @@ pub fn transfer_cost(meta: &ChunkMeta, cost: &TransferCost) -> u64 {
 
 /// [`transfer_cost`] of the same rows in a raw chunk (every record `align_up(row_bytes, A)` bytes).
 pub fn raw_transfer_cost(meta: &ChunkMeta, cost: &TransferCost) -> u64 {
-    let raw = meta.raw_padded();
+    raw_transfer_cost_aligned(meta, cost, meta.align_log2)
+}
+
+/// [`transfer_cost`] of the same rows in a raw chunk of alignment `2^align_log2` (every record
+/// `align_up(row_bytes, 2^align_log2)` bytes).
+pub fn raw_transfer_cost_aligned(meta: &ChunkMeta, cost: &TransferCost, align_log2: u8) -> u64 {
+    let raw = raw_padded(meta.row_bytes(), 1u64 << align_log2.min(MAX_ALIGN_LOG2));
     (0..meta.row_count as u64).map(|i| cost.of_record(i * raw, raw)).sum()
+}
+
+/// Alignment (log2) of the rows of a coded chunk a GPU loader keeps raw, at least: 16 bytes, the
+/// GPU kernels' load width (`ibp_gpu::ChunkForm`).
+pub const GPU_RAW_ROWS_ALIGN_LOG2: u8 = 4;
+
+/// Whether a GPU loader reading for gathers (`ibp_gpu::ChunkForm::FOR_GPU_READS`:
+/// [`TransferCost::GPU`], rows re-laid at alignment `max(A, 16)`) keeps this chunk raw.
+pub fn raw_for_gpu_reads(meta: &ChunkMeta) -> bool {
+    reads_no_cheaper_than_raw(meta, &TransferCost::GPU, meta.align_log2.max(GPU_RAW_ROWS_ALIGN_LOG2))
+}
+
+/// Whether `meta` is a coded chunk whose records cost at least as much to read once, under `cost`,
+/// as its rows stored in a raw chunk of alignment `2^raw_align_log2`: the chunks `ibp compress
+/// --gpu` writes raw (at the file's alignment) and a GPU loader for reads keeps raw (spec 5.5,
+/// informative). False for raw chunks and for a row index that is not one (offsets going back, or
+/// past 2^48), so any metadata can be asked.
+pub fn reads_no_cheaper_than_raw(meta: &ChunkMeta, cost: &TransferCost, raw_align_log2: u8) -> bool {
+    let offsets = &meta.row_offsets;
+    meta.group_count != 0
+        && offsets.len() == meta.row_count as usize + 1
+        && offsets.windows(2).all(|w| w[0] <= w[1])
+        && offsets.last().is_some_and(|&end| end < 1 << 48)
+        && meta.row_bytes() <= ibp_format::MAX_ROW_BYTES
+        && transfer_cost(meta, cost) >= raw_transfer_cost_aligned(meta, cost, raw_align_log2)
 }
 
 /// Encodes one chunk with a given plan (word width, Mask/Bitval per group, group ids; `G = 0`

@@ -13,16 +13,15 @@
 //! for any other file) are kept as stored. The file itself is never changed.
 #![forbid(unsafe_code)]
 
-use ibp_codec::chunk_codec::transfer_cost;
+use ibp_codec::chunk_codec::reads_no_cheaper_than_raw;
 use ibp_codec::options::TransferCost;
-use ibp_codec::row::raw_padded;
 use ibp_codec::{decode_chunk, encode_chunk_with_plan, ChunkPlan, DecoderKind};
 use ibp_format::ChunkMeta;
 use std::borrow::Cow;
 
 /// Alignment (log2) of the rows of a chunk a loader re-lays raw, at least: 16 bytes, the kernels'
 /// load width, so a row whose size is a multiple of 16 is read with whole aligned vectors.
-pub const RAW_ROWS_ALIGN_LOG2: u8 = 4;
+pub const RAW_ROWS_ALIGN_LOG2: u8 = ibp_codec::chunk_codec::GPU_RAW_ROWS_ALIGN_LOG2;
 
 /// How a loader keeps each chunk of an entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -67,29 +66,12 @@ fn raw_align_log2(meta: &ChunkMeta) -> u8 {
     meta.align_log2.max(RAW_ROWS_ALIGN_LOG2)
 }
 
-/// Cost of reading every row of `meta`'s chunk once if it were re-laid raw.
-fn relaid_cost(meta: &ChunkMeta, cost: &TransferCost) -> u64 {
-    let padded = raw_padded(meta.row_bytes(), 1u64 << raw_align_log2(meta));
-    (0..meta.row_count as u64)
-        .map(|i| cost.of_record(i * padded, padded))
-        .sum()
-}
-
-/// Whether `form` keeps this chunk raw: a coded chunk no cheaper to read than its rows re-laid raw.
-fn relays(form: ChunkForm, meta: &ChunkMeta) -> bool {
+/// Whether `form` keeps this chunk raw: a coded chunk no cheaper to read than its rows re-laid raw
+/// (any metadata may be asked: a row index that is not one is never re-laid).
+pub fn relays(form: ChunkForm, meta: &ChunkMeta) -> bool {
     match form {
         ChunkForm::AsStored => false,
-        ChunkForm::RawWhereNotCheaper(cost) => {
-            // (Loaders validate the row index first; these checks keep the sums below in range on
-            // any input.)
-            let offsets = &meta.row_offsets;
-            meta.group_count != 0
-                && offsets.len() == meta.row_count as usize + 1
-                && offsets.windows(2).all(|w| w[0] <= w[1])
-                && offsets.last().is_some_and(|&end| end < 1 << 48)
-                && meta.row_bytes() <= ibp_format::MAX_ROW_BYTES
-                && transfer_cost(meta, &cost) >= relaid_cost(meta, &cost)
-        }
+        ChunkForm::RawWhereNotCheaper(cost) => reads_no_cheaper_than_raw(meta, &cost, raw_align_log2(meta)),
     }
 }
 
@@ -156,6 +138,7 @@ pub(crate) fn form_chunks<'a>(form: ChunkForm, metas: &'a [ChunkMeta], payloads:
 mod tests {
     use super::*;
     use crate::testdata::{encode_rows, float_rows, Rng};
+    use ibp_codec::chunk_codec::transfer_cost;
     use ibp_codec::EncodeOptions;
 
     fn decode_all(metas: &[ChunkMeta], payloads: &[&[u8]]) -> Vec<u8> {

@@ -3,6 +3,7 @@
 use crate::cli::InspectArgs;
 use crate::commands::open_container;
 use crate::error::{CliError, CliResult};
+use ibp_codec::chunk_codec::raw_for_gpu_reads;
 use ibp_codec::Limits;
 use ibp_format::{FOOTER_LEN, HEADER_LEN};
 use serde::Serialize;
@@ -35,6 +36,10 @@ pub struct ChunkReport {
     pub invariant_fraction_per_group: Vec<f64>,
     /// Rows per group.
     pub rows_per_group: Vec<u64>,
+    /// A coded chunk whose records cost at least as much for a GPU gather to read as raw rows
+    /// (`TransferCost::GPU`): `ibp compress --gpu` writes such chunks raw, and a GPU loader with
+    /// `ChunkForm::FOR_GPU_READS` keeps them raw in memory.
+    pub raw_for_gpu_reads: bool,
 }
 
 /// One entry.
@@ -70,6 +75,8 @@ pub struct EntryReport {
     pub invariant_fraction: f64,
     /// Rows stored raw / rows.
     pub raw_row_fraction: f64,
+    /// Chunks with [`ChunkReport::raw_for_gpu_reads`].
+    pub chunks_raw_for_gpu_reads: usize,
     /// Every chunk.
     pub chunks: Vec<ChunkReport>,
 }
@@ -159,6 +166,7 @@ pub fn report(path: &Path, limits: Limits) -> CliResult<InspectReport> {
                 raw_rows: chunk_raw,
                 invariant_fraction_per_group: per_group,
                 rows_per_group,
+                raw_for_gpu_reads: raw_for_gpu_reads(&m),
             });
         }
         let stored: u64 = e.chunks.iter().map(|c| c.byte_len).sum();
@@ -181,6 +189,7 @@ pub fn report(path: &Path, limits: Limits) -> CliResult<InspectReport> {
             groups_histogram: groups_h,
             invariant_fraction: if mask_bits > 0.0 { inv_bits / mask_bits } else { 0.0 },
             raw_row_fraction: ratio(raw_rows, e.row_count),
+            chunks_raw_for_gpu_reads: chunks.iter().filter(|c| c.raw_for_gpu_reads).count(),
             chunks,
         });
     }
@@ -255,6 +264,14 @@ pub fn render_text(r: &InspectReport, chunks: bool) -> String {
             100.0 * e.raw_row_fraction,
             e.ratio,
         );
+        if e.chunks_raw_for_gpu_reads > 0 {
+            let _ = writeln!(
+                s,
+                "    GPU gathers: {} of {} chunks cost no less to read coded than raw (`ibp compress --gpu` \
+                 writes them raw; a GPU loader with ChunkForm::FOR_GPU_READS keeps them raw)",
+                e.chunks_raw_for_gpu_reads, e.chunk_count
+            );
+        }
         if chunks {
             for c in &e.chunks {
                 let inv: Vec<String> = c
@@ -264,7 +281,7 @@ pub fn render_text(r: &InspectReport, chunks: bool) -> String {
                     .collect();
                 let _ = writeln!(
                     s,
-                    "    chunk {:>5}: rows {}..{} W={} A={} G={} bytes={} payload={} raw_rows={} invariant/group=[{}]",
+                    "    chunk {:>5}: rows {}..{} W={} A={} G={} bytes={} payload={} raw_rows={} invariant/group=[{}]{}",
                     c.index,
                     c.first_row,
                     c.first_row + c.rows as u64,
@@ -274,7 +291,8 @@ pub fn render_text(r: &InspectReport, chunks: bool) -> String {
                     c.byte_len,
                     c.payload_len,
                     c.raw_rows,
-                    inv.join(" ")
+                    inv.join(" "),
+                    if c.raw_for_gpu_reads { " raw-for-GPU-reads" } else { "" }
                 );
             }
         }
