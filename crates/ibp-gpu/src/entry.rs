@@ -752,7 +752,39 @@ pub(crate) fn gather_split_log2(count: u64, words: u32, sm_count: u32) -> u32 {
     let forced = *FORCED.get_or_init(|| {
         crate::device::env_u32("IBP_GATHER_SPLIT").map(|v| v.min(launch::WARPS_PER_BLOCK.trailing_zeros()))
     });
-    forced.unwrap_or_else(|| auto_split_log2(count, words, sm_count, split_words()))
+    static WAVES: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    let waves = *WAVES.get_or_init(|| crate::device::env_u32("IBP_SPLIT_WAVES") == Some(1));
+    forced.unwrap_or_else(|| {
+        if waves {
+            waves_split_log2(count, words, sm_count, split_words())
+        } else {
+            auto_split_log2(count, words, sm_count, split_words())
+        }
+    })
+}
+
+/// Warps per SM that `ibp_gather` has resident at once (6 blocks of 4 warps: its launch bounds).
+const GATHER_RESIDENT_WARPS_PER_SM: u64 = 24;
+
+/// log2 of the warps per request that minimises the waves of resident warps a gather takes times
+/// the words each warp decodes (`ceil(count * S / resident(S)) * ceil(words / S)`; one warp per
+/// request runs `ibp_gather`, 24 warps per SM, more run `ibp_gather_split`, 32), each warp keeping at
+/// least `per_warp` words; ties go to fewer warps. (A/B candidate, `IBP_SPLIT_WAVES=1`.)
+pub(crate) fn waves_split_log2(count: u64, words: u32, sm_count: u32, per_warp: u32) -> u32 {
+    let sms = sm_count.max(1) as u64;
+    let cost = |log2: u32| {
+        let resident = sms
+            * if log2 == 0 {
+                GATHER_RESIDENT_WARPS_PER_SM
+            } else {
+                SPLIT_RESIDENT_WARPS_PER_SM
+            };
+        count.saturating_mul(1 << log2).div_ceil(resident) * (words as u64).div_ceil(1 << log2)
+    };
+    (0..=launch::WARPS_PER_BLOCK.trailing_zeros())
+        .filter(|&log2| log2 == 0 || words as u64 >= (per_warp as u64) << log2)
+        .min_by_key(|&log2| (cost(log2), log2))
+        .unwrap_or(0)
 }
 
 /// [`gather_split_log2`] without the override, for warps of at least `per_warp` words.
