@@ -218,6 +218,8 @@ pub struct GpuEntry {
     stage_bytes: u32,
     /// Words per row of the entry's longest coded rows ([`coded_words`], for `ibp_gather_split`).
     coded_words: u32,
+    /// [`decode_bound`] of the layout (for `ibp_gather_split`).
+    decode_bound: bool,
     /// Chunks the loader re-laid raw ([`ChunkForm`]).
     relaid_chunks: usize,
     /// Status words that are zero and used by no launch.
@@ -380,6 +382,7 @@ impl GpuEntry {
         let auto_kernel = auto_tile_kernel(&layout);
         let tilings = [tiling(&layout, false), tiling(&layout, true)];
         let coded_words = coded_words(&layout);
+        let decode_bound = decode_bound(&layout);
         Ok(GpuEntry {
             device: device.clone(),
             layout,
@@ -395,6 +398,7 @@ impl GpuEntry {
             tables_ptrs,
             stage_bytes,
             coded_words,
+            decode_bound,
             relaid_chunks,
             status_pool: Mutex::new(Vec::new()),
             tile_cache: Mutex::new(None),
@@ -665,7 +669,7 @@ impl GpuEntry {
                 launch::gather_flat(&self.device.gather_flat_fn, stream, &p, self.device.blocks_for(count))
                     .map_err(GpuError::driver("launching ibp_gather_flat"))?
             }
-            _ => match gather_split_log2(count, self.coded_words, self.device.sm_count()) {
+            _ => match gather_split_log2(count, self.coded_words, self.device.sm_count(), self.decode_bound) {
                 0 => launch::gather(&self.device.gather_fn, stream, &p, self.device.blocks_for(count))
                     .map_err(GpuError::driver("launching ibp_gather"))?,
                 split => launch::gather_split(
@@ -745,55 +749,42 @@ pub(crate) fn split_words() -> u32 {
 /// (one warp per request). A batch too small to fill the GPU ends with the decode of its last
 /// records, a warp each; the most warps per request (up to the block's) that keep every request's
 /// warps resident at once and leave each at least [`split_words`] words shorten that tail
-/// (bench/GPU_NOTES.md entry 42). The environment variable `IBP_GATHER_SPLIT` overrides this for
-/// A/B runs: `0` never splits, `1`/`2` always take that value (read once per process).
-pub(crate) fn gather_split_log2(count: u64, words: u32, sm_count: u32) -> u32 {
+/// (bench/GPU_NOTES.md entry 42). Entries whose gathers the decode bounds (`decode_bound`:
+/// [`decode_bound`]) also take 2 warps per request for batches of up to two waves of them, where
+/// one warp per request needs two waves of `ibp_gather` (entry 44). The environment variable
+/// `IBP_GATHER_SPLIT` overrides this for A/B runs: `0` never splits, `1`/`2` always take that value
+/// (read once per process).
+pub(crate) fn gather_split_log2(count: u64, words: u32, sm_count: u32, decode_bound: bool) -> u32 {
     static FORCED: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
     let forced = *FORCED.get_or_init(|| {
         crate::device::env_u32("IBP_GATHER_SPLIT").map(|v| v.min(launch::WARPS_PER_BLOCK.trailing_zeros()))
     });
-    static WAVES: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    let waves = *WAVES.get_or_init(|| crate::device::env_u32("IBP_SPLIT_WAVES") == Some(1));
-    forced.unwrap_or_else(|| {
-        if waves {
-            waves_split_log2(count, words, sm_count, split_words())
-        } else {
-            auto_split_log2(count, words, sm_count, split_words())
-        }
-    })
-}
-
-/// Warps per SM that `ibp_gather` has resident at once (6 blocks of 4 warps: its launch bounds).
-const GATHER_RESIDENT_WARPS_PER_SM: u64 = 24;
-
-/// log2 of the warps per request that minimises the waves of resident warps a gather takes times
-/// the words each warp decodes (`ceil(count * S / resident(S)) * ceil(words / S)`; one warp per
-/// request runs `ibp_gather`, 24 warps per SM, more run `ibp_gather_split`, 32), each warp keeping at
-/// least `per_warp` words; ties go to fewer warps. (A/B candidate, `IBP_SPLIT_WAVES=1`.)
-pub(crate) fn waves_split_log2(count: u64, words: u32, sm_count: u32, per_warp: u32) -> u32 {
-    let sms = sm_count.max(1) as u64;
-    let cost = |log2: u32| {
-        let resident = sms
-            * if log2 == 0 {
-                GATHER_RESIDENT_WARPS_PER_SM
-            } else {
-                SPLIT_RESIDENT_WARPS_PER_SM
-            };
-        count.saturating_mul(1 << log2).div_ceil(resident) * (words as u64).div_ceil(1 << log2)
-    };
-    (0..=launch::WARPS_PER_BLOCK.trailing_zeros())
-        .filter(|&log2| log2 == 0 || words as u64 >= (per_warp as u64) << log2)
-        .min_by_key(|&log2| (cost(log2), log2))
-        .unwrap_or(0)
+    forced.unwrap_or_else(|| auto_split_log2(count, words, sm_count, split_words(), decode_bound))
 }
 
 /// [`gather_split_log2`] without the override, for warps of at least `per_warp` words.
-pub(crate) fn auto_split_log2(count: u64, words: u32, sm_count: u32, per_warp: u32) -> u32 {
+pub(crate) fn auto_split_log2(count: u64, words: u32, sm_count: u32, per_warp: u32, decode_bound: bool) -> u32 {
     let resident = sm_count as u64 * SPLIT_RESIDENT_WARPS_PER_SM;
-    (1..=launch::WARPS_PER_BLOCK.trailing_zeros())
-        .filter(|&log2| count.saturating_mul(1 << log2) <= resident && words as u64 >= (per_warp as u64) << log2)
+    let fits = |log2: u32, waves: u64| {
+        count.saturating_mul(1 << log2) <= waves * resident && words as u64 >= (per_warp as u64) << log2
+    };
+    match (1..=launch::WARPS_PER_BLOCK.trailing_zeros())
+        .filter(|&log2| fits(log2, 1))
         .max()
-        .unwrap_or(0)
+    {
+        Some(log2) => log2,
+        None if decode_bound && fits(1, 2) => 1,
+        None => 0,
+    }
+}
+
+/// Whether gathers of `layout`'s rows are bound by their decode rather than by the bus: its
+/// records take at most half the bytes of its rows (Cora, sparse rows). Those gain from more warps
+/// per request at batches of a few thousand rows; rows that save less are bound by the link there
+/// and do not (bench/GPU_NOTES.md entry 44).
+pub(crate) fn decode_bound(layout: &EntryLayout) -> bool {
+    let records: u64 = layout.chunks.iter().map(|c| c.payload_len).sum();
+    records.saturating_mul(2) <= layout.row_count.saturating_mul(layout.row_bytes)
 }
 
 /// Blocks of an `ibp_gather_split` launch: one step of every group covers the requests, up to 32
@@ -1266,18 +1257,65 @@ mod tests {
     use ibp_codec::EncodeOptions;
 
     #[test]
+    fn entries_saving_half_their_bytes_are_decode_bound() {
+        use crate::testdata::{encode_rows, float_rows, sparse_rows, Rng};
+        let mut rng = Rng::new(3);
+        let sparse = sparse_rows(&mut rng, 512, 1024, 0.05);
+        let dense = float_rows(&mut rng, 512, 1024, 0.02, 0);
+        for (data, want) in [(sparse, true), (dense, false)] {
+            let (metas, payloads) = encode_rows(&data, 1024, &ibp_codec::EncodeOptions::default(), 128);
+            let refs: Vec<&[u8]> = payloads.iter().map(|p| p.as_slice()).collect();
+            let layout = build_layout(1024, &metas, &refs).unwrap();
+            assert_eq!(decode_bound(&layout), want);
+        }
+    }
+
+    #[test]
     fn small_gathers_of_long_rows_take_several_warps_per_row() {
-        // (count, words, SMs, words per warp) -> log2 of warps per row; 132 SMs hold 4224 warps.
-        for (count, words, sms, per_warp, log2, why) in [
-            (1024, 384, 132, 64, 2, "1K rows of 384 words: 4 warps each"),
-            (2048, 384, 132, 64, 1, "2K rows: 2 warps each"),
-            (4096, 384, 132, 64, 0, "4K rows fill the GPU a warp each"),
-            (1024, 200, 132, 64, 1, "200 words: 64 or more per warp for 2 warps only"),
-            (1024, 200, 132, 32, 2, "32 or more per warp: 4 warps"),
-            (1, 127, 132, 64, 0, "rows under 128 words stay on one warp"),
-            (16, 4096, 1, 64, 1, "one SM: 32 warps"),
+        // (count, words, SMs, words per warp, decode-bound) -> log2 of warps per row; 132 SMs hold
+        // 4224 warps.
+        for (count, words, sms, per_warp, decode_bound, log2, why) in [
+            (1024, 384, 132, 64, false, 2, "1K rows of 384 words: 4 warps each"),
+            (2048, 384, 132, 64, false, 1, "2K rows: 2 warps each"),
+            (
+                2048,
+                384,
+                132,
+                64,
+                true,
+                1,
+                "2K rows: 2 warps each, decode-bound or not",
+            ),
+            (4096, 384, 132, 64, false, 0, "4K rows fill the GPU a warp each"),
+            (
+                4096,
+                717,
+                132,
+                64,
+                true,
+                1,
+                "4K decode-bound rows: 2 warps each, two waves",
+            ),
+            (4096, 127, 132, 64, true, 0, "rows under 128 words stay on one warp"),
+            (16384, 717, 132, 64, true, 0, "16K rows: a warp each"),
+            (
+                1024,
+                200,
+                132,
+                64,
+                false,
+                1,
+                "200 words: 64 or more per warp for 2 warps only",
+            ),
+            (1024, 200, 132, 32, false, 2, "32 or more per warp: 4 warps"),
+            (1, 127, 132, 64, false, 0, "rows under 128 words stay on one warp"),
+            (16, 4096, 1, 64, false, 1, "one SM: 32 warps"),
         ] {
-            assert_eq!(auto_split_log2(count, words, sms, per_warp), log2, "{why}");
+            assert_eq!(
+                auto_split_log2(count, words, sms, per_warp, decode_bound),
+                log2,
+                "{why}"
+            );
         }
         assert_eq!(split_blocks(1024, 2, 132), 1024, "a block per request at 4 warps each");
         assert_eq!(split_blocks(1024, 1, 132), 512);

@@ -9,8 +9,8 @@
 
 use crate::chunk_form::ChunkForm;
 use crate::entry::{
-    auto_tile_kernel, build_formed_layout, coded_words, failure_error, gather_split_log2, layout_params, range_chunks,
-    read_entry, split_blocks, split_words, stage_bytes, table_offsets, tile_starts, tiling, RangeTiles,
+    auto_tile_kernel, build_formed_layout, coded_words, decode_bound, failure_error, gather_split_log2, layout_params,
+    range_chunks, read_entry, split_blocks, split_words, stage_bytes, table_offsets, tile_starts, tiling, RangeTiles,
 };
 use crate::launch::{self, GatherParams};
 use crate::status::KernelFailure;
@@ -332,7 +332,7 @@ impl HostKernels {
     /// entry; `ibp_gather_split` for a batch a GPU of one SM would not fill, `ibp_gather` otherwise).
     fn launch_list_gather(&self, p: &GatherParams) {
         if !self.layout.flat_rows() {
-            return match gather_split_log2(p.count, coded_words(&self.layout), 1) {
+            return match gather_split_log2(p.count, coded_words(&self.layout), 1, decode_bound(&self.layout)) {
                 0 => self.launch_gather(p),
                 split => self.launch_split(p, split),
             };
