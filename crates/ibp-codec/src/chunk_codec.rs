@@ -76,7 +76,12 @@ pub const GPU_RAW_ROWS_ALIGN_LOG2: u8 = 4;
 /// Whether a GPU loader reading for gathers (`ibp_gpu::ChunkForm::FOR_GPU_READS`:
 /// [`TransferCost::GPU`], rows re-laid at alignment `max(A, 16)`) keeps this chunk raw.
 pub fn raw_for_gpu_reads(meta: &ChunkMeta) -> bool {
-    reads_no_cheaper_than_raw(meta, &TransferCost::GPU, meta.align_log2.max(GPU_RAW_ROWS_ALIGN_LOG2))
+    reads_no_cheaper_than_raw(meta, &TransferCost::GPU, gpu_raw_align_log2(meta))
+}
+
+/// Alignment (log2) of the rows of `meta`'s chunk when a GPU loader keeps it raw: `max(A, 16)`.
+pub fn gpu_raw_align_log2(meta: &ChunkMeta) -> u8 {
+    meta.align_log2.max(GPU_RAW_ROWS_ALIGN_LOG2)
 }
 
 /// Whether `meta` is a coded chunk whose records cost at least as much to read once, under `cost`,

@@ -13,7 +13,7 @@
 //! for any other file) are kept as stored. The file itself is never changed.
 #![forbid(unsafe_code)]
 
-use ibp_codec::chunk_codec::reads_no_cheaper_than_raw;
+use ibp_codec::chunk_codec::{gpu_raw_align_log2, reads_no_cheaper_than_raw};
 use ibp_codec::options::TransferCost;
 use ibp_codec::{decode_chunk, encode_chunk_with_plan, ChunkPlan, DecoderKind};
 use ibp_format::ChunkMeta;
@@ -61,17 +61,12 @@ impl FormedChunks<'_> {
     }
 }
 
-/// Alignment (log2) of a re-laid raw chunk made from `meta`.
-fn raw_align_log2(meta: &ChunkMeta) -> u8 {
-    meta.align_log2.max(RAW_ROWS_ALIGN_LOG2)
-}
-
 /// Whether `form` keeps this chunk raw: a coded chunk no cheaper to read than its rows re-laid raw
 /// (any metadata may be asked: a row index that is not one is never re-laid).
 pub fn relays(form: ChunkForm, meta: &ChunkMeta) -> bool {
     match form {
         ChunkForm::AsStored => false,
-        ChunkForm::RawWhereNotCheaper(cost) => reads_no_cheaper_than_raw(meta, &cost, raw_align_log2(meta)),
+        ChunkForm::RawWhereNotCheaper(cost) => reads_no_cheaper_than_raw(meta, &cost, gpu_raw_align_log2(meta)),
     }
 }
 
@@ -88,7 +83,7 @@ fn relay_raw(meta: &ChunkMeta, payload: &[u8]) -> Option<(ChunkMeta, Vec<u8>)> {
     }
     let mut rows = vec![0u8; len];
     decode_chunk(meta, payload, DecoderKind::Fast, &mut rows).ok()?;
-    let align_log2 = raw_align_log2(meta);
+    let align_log2 = gpu_raw_align_log2(meta);
     let plan = ChunkPlan::raw_chunk(meta.word_width, meta.row_count as u64, row_bytes, 1u64 << align_log2);
     let chunk = encode_chunk_with_plan(&rows, row_bytes, &plan, align_log2);
     Some((chunk.meta, chunk.payload))
