@@ -49,12 +49,15 @@ pub fn encode_chunk(rows: &[u8], row_bytes: usize, opts: &EncodeOptions) -> Enco
 }
 
 /// Cost of reading every record of a chunk once ([`TransferCost::of_record`], offsets from the
-/// payload's start).
+/// payload's start), plus [`TransferCost::record_weight`] per record of a coded chunk.
 pub fn transfer_cost(meta: &ChunkMeta, cost: &TransferCost) -> u64 {
-    meta.row_offsets
+    let bytes: u64 = meta
+        .row_offsets
         .windows(2)
         .map(|w| cost.of_record(w[0], w[1] - w[0]))
-        .sum()
+        .sum();
+    let records = if meta.is_raw_chunk() { 0 } else { meta.row_count as u64 };
+    bytes + cost.record_weight as u64 * records
 }
 
 /// [`transfer_cost`] of the same rows in a raw chunk (every record `align_up(row_bytes, A)` bytes).

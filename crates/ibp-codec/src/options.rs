@@ -50,7 +50,10 @@ pub struct EncodeOptions {
 /// The cost of reading row records one at a time over a link that moves whole sectors and pays for
 /// every request: a record of `L` bytes at payload offset `o` costs the `sector_bytes` blocks it
 /// touches plus `request_weight` times the `request_bytes` blocks it touches (blocks aligned to
-/// their size from the payload's start, which GPU loaders place on a 128-byte boundary).
+/// their size from the payload's start, which GPU loaders place on a 128-byte boundary), plus
+/// `record_weight` for each record of a coded chunk (the reader's work on it beyond moving its
+/// bytes: row lengths looked up, the record staged and decoded; a raw chunk's record is found by
+/// multiplication and copied).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TransferCost {
     /// Bytes of a sector (a power of two, 1..=4096).
@@ -59,15 +62,23 @@ pub struct TransferCost {
     pub request_bytes: u32,
     /// Cost of a request in sectors.
     pub request_weight: u32,
+    /// Cost in sectors of each record of a coded chunk beyond its bytes (0: bytes only).
+    pub record_weight: u32,
 }
 
 impl TransferCost {
     /// Zero-copy row gathers of an H200 over PCIe: 32-byte sectors, 64-byte requests costing 3
-    /// sectors each (fitted to the gather speeds of 256-byte rows, bench/GPU_NOTES.md entry 16).
+    /// sectors each (fitted to the gather speeds of 256-byte rows, bench/GPU_NOTES.md entry 16), and
+    /// one sector per coded record: a gather of 256-byte rows decodes each coded record in about
+    /// the time of 1.2 sectors at 4K-row batches and 2.4 at 1K (6 % and 12 % below the "ideal"
+    /// copy of the same bytes, entry 45), none from 16K. So a chunk stays coded only where its
+    /// records save more than a sector each: rows of 256 bytes that save 4-5 % (200-210 of 256
+    /// bytes, which touch as many 64-byte requests as the raw row) are read raw.
     pub const GPU: TransferCost = TransferCost {
         sector_bytes: 32,
         request_bytes: 64,
         request_weight: 3,
+        record_weight: 1,
     };
 
     /// Cost of reading `len >= 1` bytes at `offset`.

@@ -72,9 +72,9 @@ proptest! {
     #[test]
     fn transfer_cost_never_exceeds_raw(
         (rows, row_bytes, opts) in chunk_case(),
-        (sector_log2, request_log2, request_weight) in (0u32..8, 0u32..9, 0u32..5),
+        (sector_log2, request_log2, request_weight, record_weight) in (0u32..8, 0u32..9, 0u32..5, 0u32..4),
     ) {
-        let cost = TransferCost { sector_bytes: 1 << sector_log2, request_bytes: 1 << request_log2, request_weight };
+        let cost = TransferCost { sector_bytes: 1 << sector_log2, request_bytes: 1 << request_log2, request_weight, record_weight };
         let opts = EncodeOptions { transfer_cost: Some(cost), ..opts };
         let chunk = encode_chunk(&rows, row_bytes, &opts);
         let (used, raw) = (transfer_cost(&chunk.meta, &cost), raw_transfer_cost(&chunk.meta, &cost));
@@ -112,8 +112,71 @@ fn transfer_cost_counts_touched_blocks() {
     assert!(!chunk.meta.is_raw_chunk());
     let offs = &chunk.meta.row_offsets;
     let by_hand: u64 = (0..400).map(|i| c.of_record(offs[i], offs[i + 1] - offs[i])).sum();
-    assert_eq!(transfer_cost(&chunk.meta, &c), by_hand);
+    // ... plus the record weight (1 for the GPU) per record of a coded chunk, none for raw ones.
+    assert_eq!(c.record_weight, 1);
+    assert_eq!(transfer_cost(&chunk.meta, &c), by_hand + 400);
     assert_eq!(raw_transfer_cost(&chunk.meta, &c), 400 * 5);
+    let raw_chunk = encode_chunk(
+        &data,
+        64,
+        &EncodeOptions {
+            align_log2: 4,
+            groups: 0,
+            ..EncodeOptions::default()
+        },
+    );
+    assert!(raw_chunk.meta.is_raw_chunk());
+    assert_eq!(transfer_cost(&raw_chunk.meta, &c), 400 * 5);
+}
+
+/// 256-byte rows of 64-bit words whose top 13 bits are zero code to records of exactly 208 bytes
+/// (32 participation bits + 32 fields of 51 bits): at A = 16 each touches 7 sectors and 4 requests
+/// against the raw row's 8 and 4, one sector less. Coded by bytes alone; raw under the GPU's cost,
+/// whose decode of a coded record weighs a sector.
+#[test]
+fn gpu_options_store_raw_records_saving_one_sector_or_less() {
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let rows: Vec<u8> = (0..2048 * 32)
+        .flat_map(|_| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 13).to_le_bytes()
+        })
+        .collect();
+    let aligned = EncodeOptions {
+        align_log2: 4,
+        ..EncodeOptions::default()
+    };
+    let bytes_only_cost = TransferCost {
+        record_weight: 0,
+        ..TransferCost::GPU
+    };
+    let coded = encode_chunk(
+        &rows,
+        256,
+        &EncodeOptions {
+            transfer_cost: Some(bytes_only_cost),
+            ..aligned.clone()
+        },
+    );
+    assert!(!coded.meta.is_raw_chunk());
+    assert!(coded.meta.row_offsets.windows(2).all(|w| w[1] - w[0] == 208));
+    assert_eq!(transfer_cost(&coded.meta, &bytes_only_cost), 2048 * (7 + 3 * 4));
+    assert_eq!(raw_transfer_cost(&coded.meta, &bytes_only_cost), 2048 * (8 + 3 * 4));
+    let gpu = encode_chunk(
+        &rows,
+        256,
+        &EncodeOptions {
+            transfer_cost: Some(TransferCost::GPU),
+            ..aligned
+        },
+    );
+    assert!(gpu.meta.is_raw_chunk());
+    assert!(ibp_codec::chunk_codec::raw_for_gpu_reads(&coded.meta));
+    let mut out = vec![0u8; rows.len()];
+    decode_chunk(&gpu.meta, &gpu.payload, DecoderKind::Fast, &mut out).unwrap();
+    assert_eq!(out, rows);
 }
 
 /// f32 rows with 3 random exponent bits save about 10 %: 16-byte aligned coded records of 256-byte

@@ -5,7 +5,7 @@ use crate::manifest::OptionsRecord;
 use crate::vector::DecodedEntry;
 use ibp_codec::options::{EncodeOptions, TransferCost};
 use ibp_codec::ContainerWriter;
-use ibp_format::{FormatError, Header, Result, WordWidth};
+use ibp_format::{ErrorCode, FormatError, Header, Result, WordWidth};
 
 /// The `EncodeOptions` a manifest record describes.
 pub fn encode_options(o: &OptionsRecord) -> Result<EncodeOptions> {
@@ -20,15 +20,27 @@ pub fn encode_options(o: &OptionsRecord) -> Result<EncodeOptions> {
         groups: o.groups,
         align_log2: o.align_log2,
         chunk_rows: o.chunk_rows,
-        transfer_cost: o
-            .transfer_cost
-            .map(|[sector_bytes, request_bytes, request_weight]| TransferCost {
+        transfer_cost: o.transfer_cost.as_deref().map(transfer_cost).transpose()?,
+        prefer_wide_words: o.prefer_wide_words,
+    })
+}
+
+/// A recorded transfer cost: three values (record weight 0) or four.
+fn transfer_cost(v: &[u32]) -> Result<TransferCost> {
+    match *v {
+        [sector_bytes, request_bytes, request_weight] | [sector_bytes, request_bytes, request_weight, _] => {
+            Ok(TransferCost {
                 sector_bytes,
                 request_bytes,
                 request_weight,
-            }),
-        prefer_wide_words: o.prefer_wide_words,
-    })
+                record_weight: v.get(3).copied().unwrap_or(0),
+            })
+        }
+        _ => Err(FormatError::new(
+            ErrorCode::InvalidArgument,
+            format!("transfer_cost has {} values, not 3 or 4", v.len()),
+        )),
+    }
 }
 
 /// Encodes `entries` with the reference encoder and the recorded options (and header fields).

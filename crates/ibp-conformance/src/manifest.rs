@@ -139,10 +139,11 @@ pub struct OptionsRecord {
     /// Header optional-feature bits written.
     #[serde(default)]
     pub optional_features: u32,
-    /// `EncodeOptions::transfer_cost` as `[sector_bytes, request_bytes, request_weight]` (absent:
-    /// none).
+    /// `EncodeOptions::transfer_cost` as `[sector_bytes, request_bytes, request_weight]` or
+    /// `[sector_bytes, request_bytes, request_weight, record_weight]` (three values: record weight
+    /// 0; absent: none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub transfer_cost: Option<[u32; 3]>,
+    pub transfer_cost: Option<Vec<u32>>,
     /// `EncodeOptions::prefer_wide_words` (absent: none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prefer_wide_words: Option<f64>,

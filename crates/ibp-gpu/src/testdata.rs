@@ -285,8 +285,8 @@ pub fn long_row_entries(rng: &mut Rng, rows: usize) -> Vec<TestEntry> {
 
 /// Entries whose coded chunks are no cheaper to read than raw rows ([`crate::ChunkForm`]): float
 /// rows with every mantissa bit (about 6 % saved) of 256 B at A = 16 and A = 1, 64 B KV-like rows at
-/// A = 1, 128 B rows at A = 1; and entries mixing them with 256 B rows
-/// of 4 mantissa bits dropped, whose chunks are cheaper to read coded. Chunks of 256 rows.
+/// A = 1, 128 B rows at A = 1; and entries mixing them with sparse 256 B rows (5 % of values
+/// nonzero), whose chunks are cheaper to read coded. Chunks of 256 rows.
 pub fn relayout_entries(rng: &mut Rng) -> Vec<TestEntry> {
     let mut out = Vec::new();
     for (row_bytes, align_log2) in [(256usize, 4u8), (256, 0), (64, 0), (128, 0)] {
@@ -299,9 +299,9 @@ pub fn relayout_entries(rng: &mut Rng) -> Vec<TestEntry> {
         out.push(TestEntry::new(&data, row_bytes, &opts, 256, label));
     }
     for align_log2 in [4u8, 0] {
-        let mut data = float_rows(rng, 512, 256, 0.02, 4);
+        let mut data = sparse_rows(rng, 512, 256, 0.05);
         data.extend(float_rows(rng, 512, 256, 0.02, 0));
-        data.extend(float_rows(rng, 256, 256, 0.02, 4));
+        data.extend(sparse_rows(rng, 256, 256, 0.05));
         let opts = EncodeOptions {
             align_log2,
             ..EncodeOptions::default()

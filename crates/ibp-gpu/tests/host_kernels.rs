@@ -279,7 +279,7 @@ fn entries_relaid_for_gpu_reads_match_cpu_decoder() {
         );
         assert!(raw > 0, "{label}: no chunk re-laid raw");
         if label.starts_with("mixed") {
-            assert!(raw < chunks.len(), "{label}: the q4 chunks stay coded");
+            assert!(raw < chunks.len(), "{label}: the sparse chunks stay coded");
         } else {
             assert_eq!(raw, chunks.len(), "{label}: every chunk re-laid raw");
         }
