@@ -36,7 +36,6 @@ pub mod kernel_cache;
 pub mod kernels;
 mod launch;
 pub mod layout;
-pub mod numa;
 pub mod nvrtc;
 pub mod pinned;
 pub mod status;

@@ -20,25 +20,8 @@ unsafe impl Send for PinnedBuffer {}
 unsafe impl Sync for PinnedBuffer {}
 
 impl PinnedBuffer {
-    /// Allocates `len` (at least 1) zeroed bytes of page-locked, device-mapped, portable memory,
-    /// on the NUMA node of `ctx`'s GPU where the system reports one ([`crate::numa`]: the
-    /// allocation runs on a thread bound to that node's CPUs).
+    /// Allocates `len` (at least 1) zeroed bytes of page-locked, device-mapped, portable memory.
     pub fn new(ctx: &Arc<CudaContext>, len: usize) -> Result<PinnedBuffer, DriverError> {
-        match crate::numa::local_cpus(ctx) {
-            Some((_, cpus)) => std::thread::scope(|s| {
-                s.spawn(|| {
-                    crate::numa::bind_current_thread(&cpus);
-                    Self::allocate(ctx, len)
-                })
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            }),
-            None => Self::allocate(ctx, len),
-        }
-    }
-
-    /// [`PinnedBuffer::new`] on the calling thread.
-    fn allocate(ctx: &Arc<CudaContext>, len: usize) -> Result<PinnedBuffer, DriverError> {
         let len = len.max(1);
         ctx.bind_to_thread()?;
         let flags = sys::CU_MEMHOSTALLOC_DEVICEMAP | sys::CU_MEMHOSTALLOC_PORTABLE;

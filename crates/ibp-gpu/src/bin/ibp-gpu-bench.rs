@@ -431,17 +431,6 @@ fn main() {
     for (k, regs, local, smem) in dev.kernel_attributes() {
         println!("kernel {k}: {regs} registers, {local} B local memory, {smem} B static shared");
     }
-    match ibp_gpu::numa::local_cpus(dev.context()) {
-        Some((node, cpus)) => println!(
-            "pinned host buffers allocated on the GPU's NUMA node {node} ({} CPUs)",
-            cpus.len()
-        ),
-        None => println!(
-            "pinned host buffers allocated where the allocating thread runs (GPU NUMA node {:?}; IBP_PINNED_NUMA={:?})",
-            ibp_gpu::numa::device_node(dev.context()),
-            std::env::var("IBP_PINNED_NUMA").ok()
-        ),
-    }
     let stream = dev.new_stream().unwrap();
     // Link check: one pinned 1 GiB H2D copy.
     {
