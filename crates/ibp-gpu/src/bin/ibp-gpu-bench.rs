@@ -261,19 +261,31 @@ fn time_launch<'a>(
     spin: Option<(&GpuDevice, u64)>,
     mut f: impl FnMut() -> Option<PendingDecode<'a>>,
 ) -> LaunchTime {
-    time_interleaved(stream, reps, spin, 1, |_| f()).remove(0)
+    time_interleaved(stream, reps, spin, 1, None, |_, _| f()).remove(0)
 }
+
+/// What runs, untimed, before each timed launch of [`time_interleaved`]: the same method on other
+/// rows (`f(m, true)`), then `flush` (a write over more device memory than the L2 holds). Every
+/// launch then starts in the state a stream of gathers leaves it in (the GPU's translations for
+/// that method's buffer warm, as after the previous batch) and none reads rows another method (or
+/// an earlier repetition) just brought into the L2 or the TLBs: methods reading the same buffer
+/// would otherwise favour the one that follows the other in the rotation (bench/GPU_NOTES.md
+/// entry 46).
+type Prepare<'f> = &'f mut dyn FnMut();
 
 /// Times `methods` launches side by side: each repetition runs every method once (`f(m)` for `m` in
 /// `0..methods`), in an order that rotates from one repetition to the next, so that a drift of the
 /// link or the clocks during the measurement reaches every method alike and a ratio of two medians
-/// compares launches made under the same conditions. 3 warm-up repetitions; medians of `reps`.
+/// compares launches made under the same conditions. With `prepare` (see [`Prepare`]) each timed
+/// launch follows its own untimed run on other rows and an L2 flush. 3 warm-up repetitions;
+/// medians of `reps`.
 fn time_interleaved<'a>(
     stream: &Arc<CudaStream>,
     reps: usize,
     spin: Option<(&GpuDevice, u64)>,
     methods: usize,
-    mut f: impl FnMut(usize) -> Option<PendingDecode<'a>>,
+    mut prepare: Option<Prepare<'_>>,
+    mut f: impl FnMut(usize, bool) -> Option<PendingDecode<'a>>,
 ) -> Vec<LaunchTime> {
     let ctx = stream.context();
     let mut gpu = vec![Vec::with_capacity(reps); methods];
@@ -283,12 +295,19 @@ fn time_interleaved<'a>(
             let m = (i + step) % methods;
             let start = ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT)).unwrap();
             let end = ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT)).unwrap();
+            if let Some(flush) = prepare.as_mut() {
+                if let Some(p) = f(m, true) {
+                    p.wait().expect("decode failed during the benchmark");
+                }
+                flush();
+                stream.synchronize().unwrap();
+            }
             if let Some((dev, ns)) = spin {
                 ibp_gpu::baselines::spin(dev, stream, ns).unwrap();
             }
             start.record(stream).unwrap();
             let t = Instant::now();
-            let pending = f(m);
+            let pending = f(m, false);
             let h = t.elapsed().as_secs_f64();
             end.record(stream).unwrap();
             end.synchronize().unwrap();
@@ -432,6 +451,19 @@ fn main() {
         println!("kernel {k}: {regs} registers, {local} B local memory, {smem} B static shared");
     }
     let stream = dev.new_stream().unwrap();
+    // Host gathers: each timed launch follows an untimed one of the same method on other rows and a
+    // write over 128 MiB of device memory (2.5x the H200's L2), see `Prepare`; IBP_BENCH_WARM=0
+    // times them back to back as before (entry 46's A/B).
+    let prepare_launches = std::env::var("IBP_BENCH_WARM").map_or(true, |v| v != "0");
+    let mut l2_flush: CudaSlice<u8> = stream.alloc_zeros(128 << 20).unwrap();
+    println!(
+        "host gathers timed {}",
+        if prepare_launches {
+            "each after its own untimed launch on other rows and an L2 flush"
+        } else {
+            "back to back (IBP_BENCH_WARM=0)"
+        }
+    );
     // Link check: one pinned 1 GiB H2D copy.
     {
         let len = if args.quick { 64 << 20 } else { 1 << 30 };
@@ -571,8 +603,11 @@ fn main() {
         for &batch in batches {
             let rows: Vec<u64> = (0..batch).map(|_| rng.below(total_rows as u64)).collect();
             let rows_d = stream.clone_htod(&rows).unwrap();
+            // Other rows of the same batch size, for the untimed run before each timed one.
+            let other_rows: Vec<u64> = (0..batch).map(|_| rng.below(total_rows as u64)).collect();
+            let other_rows_d = stream.clone_htod(&other_rows).unwrap();
             // Each row's record (offset, length) in a layout's payload buffer, for the "ideal" copy.
-            let spans_in = |layout: &ibp_gpu::EntryLayout| {
+            let spans_in = |layout: &ibp_gpu::EntryLayout, rows: &[u64]| {
                 let spans: Vec<u64> = rows
                     .iter()
                     .flat_map(|&r| {
@@ -582,8 +617,10 @@ fn main() {
                     .collect();
                 stream.clone_htod(&spans).unwrap()
             };
-            let spans_d = spans_in(ent_h.layout());
-            let relaid_spans_d = relaid.as_ref().map(|(h, ..)| spans_in(h.layout()));
+            let spans_d = [spans_in(ent_h.layout(), &rows), spans_in(ent_h.layout(), &other_rows)];
+            let relaid_spans_d = relaid
+                .as_ref()
+                .map(|(h, ..)| [spans_in(h.layout(), &rows), spans_in(h.layout(), &other_rows)]);
             let bytes = batch * rb;
             // Small batches take microseconds: more repetitions cost nothing and steady the medians.
             let reps = if batch <= QUEUED_MAX_BATCH {
@@ -593,45 +630,52 @@ fn main() {
             };
             // IBP zero-copy, raw zero-copy and ideal, interleaved (their ratios are the targets), and
             // the re-laid entry's gather and ideal where there is one.
-            let mut zc = |m: usize| match m {
-                0 => Some(ent_h.gather_device_rows(&rows_d, &mut out, &stream).unwrap()),
-                1 => {
-                    raw_gather(&dev, Source::Pinned(&raw), rb as u64, &rows_d, &mut out, &stream).unwrap();
-                    None
-                }
-                3 => Some(
-                    relaid
-                        .as_ref()
-                        .unwrap()
-                        .1
-                        .gather_device_rows(&rows_d, &mut out, &stream)
-                        .unwrap(),
-                ),
-                _ => {
-                    let (pinned, spans) = match (m, &relaid, &relaid_spans_d) {
-                        (4, Some((h, ..)), Some(s)) => (h.pinned(), s),
-                        _ => (host.pinned(), &spans_d),
-                    };
-                    copy_records(
-                        &dev,
-                        Source::Pinned(pinned),
-                        spans,
-                        &mut out_ideal,
-                        stride as u64,
-                        &stream,
-                    )
-                    .unwrap();
-                    None
+            let mut zc = |m: usize, other: bool| {
+                let rows_d = if other { &other_rows_d } else { &rows_d };
+                let which = other as usize;
+                match m {
+                    0 => Some(ent_h.gather_device_rows(rows_d, &mut out, &stream).unwrap()),
+                    1 => {
+                        raw_gather(&dev, Source::Pinned(&raw), rb as u64, rows_d, &mut out, &stream).unwrap();
+                        None
+                    }
+                    3 => Some(
+                        relaid
+                            .as_ref()
+                            .unwrap()
+                            .1
+                            .gather_device_rows(rows_d, &mut out, &stream)
+                            .unwrap(),
+                    ),
+                    _ => {
+                        let (pinned, spans) = match (m, &relaid, &relaid_spans_d) {
+                            (4, Some((h, ..)), Some(s)) => (h.pinned(), &s[which]),
+                            _ => (host.pinned(), &spans_d[which]),
+                        };
+                        copy_records(
+                            &dev,
+                            Source::Pinned(pinned),
+                            spans,
+                            &mut out_ideal,
+                            stride as u64,
+                            &stream,
+                        )
+                        .unwrap();
+                        None
+                    }
                 }
             };
+            let mut flush = || stream.memset_zeros(&mut l2_flush).unwrap();
             let members = if relaid.is_some() { 5 } else { 3 };
-            let times = time_interleaved(&stream, reps, None, members, &mut zc);
+            let prepare = prepare_launches.then_some(&mut flush as Prepare<'_>);
+            let times = time_interleaved(&stream, reps, None, members, prepare, &mut zc);
             let (ibp_l, raw_l, ideal) = (&times[0], &times[1], times[2].gpu);
             let (ibp, rawt) = (ibp_l.gpu, raw_l.gpu);
             if batch <= QUEUED_MAX_BATCH {
                 // The same launches with GPU work queued ahead: the GPU's part alone.
                 let spin = Some((dev.as_ref(), QUEUE_AHEAD_NS));
-                let queued = time_interleaved(&stream, reps, spin, 2, &mut zc);
+                let prepare = prepare_launches.then_some(&mut flush as Prepare<'_>);
+                let queued = time_interleaved(&stream, reps, spin, 2, prepare, &mut zc);
                 let (ibp_q, raw_q) = (&queued[0], &queued[1]);
                 launch_rows.push(LaunchRow {
                     name: ds.name.clone(),
