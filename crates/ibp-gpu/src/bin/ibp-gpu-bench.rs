@@ -264,13 +264,14 @@ fn time_launch<'a>(
     time_interleaved(stream, reps, spin, 1, None, |_, _| f()).remove(0)
 }
 
-/// What runs, untimed, before each timed launch of [`time_interleaved`]: the same method on other
-/// rows (`f(m, true)`), then `flush` (a write over more device memory than the L2 holds). Every
-/// launch then starts in the state a stream of gathers leaves it in (the GPU's translations for
-/// that method's buffer warm, as after the previous batch) and none reads rows another method (or
-/// an earlier repetition) just brought into the L2 or the TLBs: methods reading the same buffer
-/// would otherwise favour the one that follows the other in the rotation (bench/GPU_NOTES.md
-/// entry 46).
+/// What runs, untimed, before each timed launch of [`time_interleaved`]: `flush` (a write over more
+/// device memory than the L2 holds), then the same method on other rows (`f(m, true)`). Every
+/// launch then starts in the state a stream of gathers leaves it in (that method's metadata in the
+/// L2 and its buffer's translations warm, as after the previous batch) and none reads rows another
+/// method (or an earlier repetition) just brought into the L2 or the TLBs: methods reading the same
+/// buffer would otherwise favour the one that follows the other in the rotation (bench/GPU_NOTES.md
+/// entry 46; flushing after the untimed launch instead also evicts the metadata, which a loop of
+/// gathers keeps in the L2).
 type Prepare<'f> = &'f mut dyn FnMut();
 
 /// Times `methods` launches side by side: each repetition runs every method once (`f(m)` for `m` in
@@ -296,10 +297,10 @@ fn time_interleaved<'a>(
             let start = ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT)).unwrap();
             let end = ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT)).unwrap();
             if let Some(flush) = prepare.as_mut() {
+                flush();
                 if let Some(p) = f(m, true) {
                     p.wait().expect("decode failed during the benchmark");
                 }
-                flush();
                 stream.synchronize().unwrap();
             }
             if let Some((dev, ns)) = spin {
@@ -451,15 +452,15 @@ fn main() {
         println!("kernel {k}: {regs} registers, {local} B local memory, {smem} B static shared");
     }
     let stream = dev.new_stream().unwrap();
-    // Host gathers: each timed launch follows an untimed one of the same method on other rows and a
-    // write over 128 MiB of device memory (2.5x the H200's L2), see `Prepare`; IBP_BENCH_WARM=0
-    // times them back to back as before (entry 46's A/B).
+    // Host gathers: each timed launch follows a write over 128 MiB of device memory (2.5x the
+    // H200's L2) and an untimed launch of the same method on other rows, see `Prepare`;
+    // IBP_BENCH_WARM=0 times them back to back as before (entry 46's A/B).
     let prepare_launches = std::env::var("IBP_BENCH_WARM").map_or(true, |v| v != "0");
     let mut l2_flush: CudaSlice<u8> = stream.alloc_zeros(128 << 20).unwrap();
     println!(
         "host gathers timed {}",
         if prepare_launches {
-            "each after its own untimed launch on other rows and an L2 flush"
+            "each after an L2 flush and its own untimed launch on other rows"
         } else {
             "back to back (IBP_BENCH_WARM=0)"
         }
