@@ -278,7 +278,7 @@ type Prepare<'f> = &'f mut dyn FnMut();
 /// `0..methods`), in an order that rotates from one repetition to the next, so that a drift of the
 /// link or the clocks during the measurement reaches every method alike and a ratio of two medians
 /// compares launches made under the same conditions. With `prepare` (see [`Prepare`]) each timed
-/// launch follows its own untimed run on other rows and an L2 flush. 3 warm-up repetitions;
+/// launch follows an L2 flush and its own untimed run on other rows. 3 warm-up repetitions;
 /// medians of `reps`.
 fn time_interleaved<'a>(
     stream: &Arc<CudaStream>,
