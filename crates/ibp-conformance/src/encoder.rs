@@ -27,20 +27,22 @@ pub fn encode_options(o: &OptionsRecord) -> Result<EncodeOptions> {
 
 /// A recorded transfer cost: three values (record weight 0) or four.
 fn transfer_cost(v: &[u32]) -> Result<TransferCost> {
-    match *v {
-        [sector_bytes, request_bytes, request_weight] | [sector_bytes, request_bytes, request_weight, _] => {
-            Ok(TransferCost {
-                sector_bytes,
-                request_bytes,
-                request_weight,
-                record_weight: v.get(3).copied().unwrap_or(0),
-            })
+    let (sector_bytes, request_bytes, request_weight, record_weight) = match *v {
+        [s, r, w] => (s, r, w, 0),
+        [s, r, w, rec] => (s, r, w, rec),
+        _ => {
+            return Err(FormatError::new(
+                ErrorCode::InvalidArgument,
+                format!("transfer_cost has {} values, not 3 or 4", v.len()),
+            ))
         }
-        _ => Err(FormatError::new(
-            ErrorCode::InvalidArgument,
-            format!("transfer_cost has {} values, not 3 or 4", v.len()),
-        )),
-    }
+    };
+    Ok(TransferCost {
+        sector_bytes,
+        request_bytes,
+        request_weight,
+        record_weight,
+    })
 }
 
 /// Encodes `entries` with the reference encoder and the recorded options (and header fields).

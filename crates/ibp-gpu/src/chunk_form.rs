@@ -9,9 +9,10 @@
 //! what"). The file is right to code them (it is smaller); a loader that serves zero-copy gathers
 //! may instead keep those chunks raw ([`ChunkForm::RawWhereNotCheaper`]): each such chunk is
 //! decoded once on the CPU at load (every row checked, spec 6) and re-laid as a raw chunk (spec
-//! 5.5, `G = 0`) of 16-byte aligned rows, which gathers read exactly like uncompressed rows. Chunks whose coding does make reads cheaper, raw
-//! chunks, and chunks that fail to decode (their errors are reported by the kernels, row by row, as
-//! for any other file) are kept as stored. The file itself is never changed.
+//! 5.5, `G = 0`) of 16-byte aligned rows, which gathers read exactly like uncompressed rows.
+//! Chunks whose coding does make reads cheaper, raw chunks, and chunks that fail to decode (their
+//! errors are reported by the kernels, row by row, as for any other file) are kept as stored. The
+//! file itself is never changed.
 #![forbid(unsafe_code)]
 
 use ibp_codec::chunk_codec::{gpu_raw_align_log2, reads_no_cheaper_than_raw};
