@@ -8,7 +8,8 @@
 //
 // Reads: params.rows[0..count), chunks[0..chunk_count), anchors[0..anchor_count), meta[0..meta_size),
 //        payload[0..payload_size) -- every index is checked before it is used.
-// Writes: out[k*row_bytes .. (k+1)*row_bytes) for k < count, and *status (atomicMax).
+// Writes: out[k*row_bytes .. (k+1)*row_bytes) for k < count, and on a failure the status block
+//         (ibp_status.h: atomicMax on its word, then its host-visible flag).
 // Invariants: never traps; a malformed record or index produces a status code, never an access outside
 // the buffers above. The output row of a failing request is unspecified.
 //
@@ -21,8 +22,12 @@
 #define IBP_DYNAMIC_SMEM(name) extern __shared__ __align__(16) ibp_u8 name[]
 #endif
 
+// Records failure `code` of request `k` in the status block (ibp_status.h): the word keeps the lowest
+// failing request, the host-visible flag says that one failed.
 __device__ __forceinline__ void ibp_report(ibp_u64* status, ibp_u64 k, ibp_u32 code) {
-    atomicMax(status, ~((k << 8) | (ibp_u64)code));
+    atomicMax(&status[IBP_STATUS_WORD], ~((k << 8) | (ibp_u64)code));
+    const ibp_u64 flag = status[IBP_STATUS_FLAG];
+    if (flag != 0) *(volatile ibp_u32*)flag = 1u;
 }
 
 // ---- word-width traits -------------------------------------------------------------------------

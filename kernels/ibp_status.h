@@ -24,6 +24,13 @@ typedef unsigned char ibp_u8;
 // request index (then the lowest code) is the one reported.
 #define IBP_STATUS_CLEAR 0ull
 
+// A kernel's `status` parameter points to two u64s: [IBP_STATUS_WORD] the status word above, and
+// [IBP_STATUS_FLAG] the address (0: none) of a u32 the host can read without a copy (page-locked
+// host memory mapped for the device), set to 1 by every failure report. A launch that failed
+// nowhere leaves the flag 0, so the host learns of success without reading device memory.
+#define IBP_STATUS_WORD 0
+#define IBP_STATUS_FLAG 1
+
 // One chunk of a loaded entry (80 bytes, little-endian, 8-byte aligned).
 struct IbpChunk {
     ibp_u64 first_row;       // entry row index of the chunk's first row
@@ -60,7 +67,7 @@ struct IbpGatherParams {
     ibp_u64 first_row;
     ibp_u64 count;           // rows to produce
     ibp_u8* out;             // count * row_bytes bytes
-    ibp_u64* status;         // one status word (see above)
+    ibp_u64* status;         // the status block: word and host-visible flag (see above)
     const ibp_u8* tables;    // per-position decode tables (ibp_gather.cu) of the chunks that have one
     const ibp_u64* table_offsets;  // per chunk: byte offset of its table in tables, or ~0; null: none
     ibp_u32 chunk_count;

@@ -8,23 +8,61 @@ use crate::error::{GpuError, GpuResult};
 use crate::launch::{self, GatherParams};
 use crate::layout::EntryLayout;
 use crate::pinned::PinnedBuffer;
-use crate::status::KernelFailure;
+use crate::status::{KernelFailure, IBP_STATUS_CLEAR};
 use cudarc::driver::{sys, CudaSlice, CudaStream, DevicePtr, DevicePtrMut};
 use ibp_format::{ChunkMeta, ErrorCode, FormatError};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-/// A kernel status word and its device address, taken once when it is allocated: later launches
-/// pass the address as it is, without cudarc's per-use stream events (two driver calls per buffer
-/// and launch). That is sound because a word is used by one launch at a time: it leaves the pool
-/// for one launch and comes back only after `wait` has synchronised that launch's stream.
+/// A kernel status block (`kernels/ibp_status.h`: the status word, then the device address of
+/// `flag`) and its device address, taken once when it is allocated: later launches pass the address
+/// as it is, without cudarc's per-use stream events (two driver calls per buffer and launch). That
+/// is sound because a block is used by one launch at a time: it leaves the pool for one launch and
+/// comes back only after `wait` has synchronised that launch's stream.
+///
+/// `flag` is a page-locked `u32` the kernels set on any failure: `wait` reads it in host memory and
+/// copies the word from the device only when it is set, so a decode that succeeded costs its stream
+/// no copy after the kernel (a copy there delayed the stream's next launch by 1-2 us: GPU_NOTES
+/// entry 47).
 struct StatusWord {
-    word: CudaSlice<u64>,
+    block: CudaSlice<u64>,
     ptr: sys::CUdeviceptr,
+    flag: PinnedBuffer,
 }
 
-/// Zeroed status words kept for reuse, so that a launch enqueues no allocation or memset.
+impl StatusWord {
+    /// A cleared block on `stream` (its word 0, its flag address set).
+    fn new(device: &GpuDevice, stream: &Arc<CudaStream>) -> GpuResult<StatusWord> {
+        let flag = PinnedBuffer::new(device.context(), 4).map_err(GpuError::driver("allocating the status flag"))?;
+        let flag_ptr = flag
+            .device_ptr(device.context())
+            .map_err(GpuError::driver("mapping the status flag"))?;
+        let block = stream
+            .clone_htod(&[IBP_STATUS_CLEAR, flag_ptr])
+            .map_err(GpuError::driver("allocating the status word"))?;
+        let ptr = block.device_ptr(stream).0;
+        Ok(StatusWord { block, ptr, flag })
+    }
+
+    /// Whether a kernel reported a failure (read once its stream is synchronised).
+    fn failed(&self) -> bool {
+        self.flag.as_slice()[..4] != [0; 4]
+    }
+
+    /// The status word from the device, then the block cleared for reuse (its word zeroed on the
+    /// stream, its flag in host memory), with whether the clearing succeeded.
+    fn take_word(&mut self, stream: &Arc<CudaStream>) -> GpuResult<(u64, bool)> {
+        let word = stream
+            .clone_dtoh(&self.block.slice(0..1))
+            .map_err(GpuError::driver("reading the status word"))?[0];
+        let cleared = stream.memset_zeros(&mut self.block.slice_mut(0..1)).is_ok() && stream.synchronize().is_ok();
+        self.flag.as_mut_slice().fill(0);
+        Ok((word, cleared))
+    }
+}
+
+/// Cleared status blocks kept for reuse, so that a launch enqueues no allocation or memset.
 type StatusPool = Mutex<Vec<StatusWord>>;
-/// Status words kept per entry (more than this many decodes in flight allocate new ones).
+/// Status blocks kept per entry (more than this many decodes in flight allocate new ones).
 const STATUS_POOL_MAX: usize = 64;
 
 /// Locks a mutex whose data stays valid even if a holder panicked (a pool or a cache).
@@ -599,18 +637,11 @@ impl GpuEntry {
                 self.layout.row_bytes
             )));
         }
-        // A zeroed status word (IBP_STATUS_CLEAR == 0): one from the pool, else an async allocation
-        // and memset on the stream.
+        // A cleared status block: one from the pool, else a new one (its upload enqueued on the stream).
         let pooled = lock(&self.status_pool).pop();
         let status = match pooled {
             Some(word) => word,
-            None => {
-                let word = stream
-                    .alloc_zeros::<u64>(1)
-                    .map_err(GpuError::driver("allocating the status word"))?;
-                let ptr = word.device_ptr(stream).0;
-                StatusWord { word, ptr }
-            }
+            None => StatusWord::new(&self.device, stream)?,
         };
         let (rows_ptr, first_row) = match rows {
             Rows::List(list) => (list.device_ptr(stream).0, 0),
@@ -1197,16 +1228,15 @@ impl PendingDecode<'_> {
         let Some(mut status) = self.status.take() else {
             return Ok(());
         };
-        let word = self
-            .stream
-            .clone_dtoh(&status.word)
-            .map_err(GpuError::driver("reading the status word"))?[0];
+        // Success leaves the flag clear: nothing to read from the device, the block goes back as it is.
+        let (word, cleared) = if status.failed() {
+            status.take_word(&self.stream)?
+        } else {
+            (IBP_STATUS_CLEAR, true)
+        };
         if let Some(pool) = self.pool {
-            // Back to the pool zeroed (a failure wrote it: clear it before anyone reuses it).
-            let zeroed =
-                word == 0 || (self.stream.memset_zeros(&mut status.word).is_ok() && self.stream.synchronize().is_ok());
             let mut pool = lock(pool);
-            if zeroed && pool.len() < STATUS_POOL_MAX {
+            if cleared && pool.len() < STATUS_POOL_MAX {
                 pool.push(status);
             }
         }

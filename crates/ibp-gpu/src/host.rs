@@ -80,6 +80,40 @@ impl Aligned {
     }
 }
 
+/// A status block as the device's (`kernels/ibp_status.h`): the word, then the address of `flag`,
+/// boxed so that the addresses the kernels write through stay put.
+struct Status(Box<StatusBlock>);
+
+#[repr(C)]
+struct StatusBlock {
+    block: [u64; 2],
+    flag: u32,
+}
+
+impl Status {
+    fn new() -> Status {
+        Status(Box::new(StatusBlock { block: [0, 0], flag: 0 }))
+    }
+    /// The address the kernels write (the block's flag address set from the same borrow).
+    fn block_addr(&mut self) -> u64 {
+        let b = &mut *self.0;
+        b.block[1] = std::ptr::addr_of_mut!(b.flag) as u64;
+        b.block.as_mut_ptr() as u64
+    }
+    /// The status word, after checking the kernels' invariant that the flag is set exactly when
+    /// the word reports a failure (a `GpuEntry` trusts the flag to skip reading the word).
+    fn word(&self) -> u64 {
+        let word = self.0.block[0];
+        assert_eq!(
+            self.0.flag != 0,
+            word != 0,
+            "kernel status flag {} disagrees with status word {word:#x}",
+            self.0.flag
+        );
+        word
+    }
+}
+
 /// An entry loaded for the CPU-run kernels: the buffers a [`crate::GpuEntry`] uploads, in host memory.
 pub struct HostKernels {
     layout: EntryLayout,
@@ -200,7 +234,7 @@ impl HostKernels {
         self.auto_kernel
     }
 
-    fn params(&self, rows: u64, first_row: u64, count: u64, out: &mut Aligned, status: &mut u64) -> GatherParams {
+    fn params(&self, rows: u64, first_row: u64, count: u64, out: &mut Aligned, status: &mut Status) -> GatherParams {
         let (tables, table_offsets) = match &self.tables {
             Some((t, o)) => (t.addr(), o.as_ptr() as u64),
             None => (0, 0),
@@ -216,7 +250,7 @@ impl HostKernels {
             first_row,
             count,
             out: out.addr_mut(),
-            status: status as *mut u64 as u64,
+            status: status.block_addr(),
             tables,
             table_offsets,
             ..layout_params(&self.layout, self.stage_bytes, tables_size)
@@ -228,7 +262,7 @@ impl HostKernels {
     pub fn gather(&self, rows: &[u64]) -> GpuResult<Vec<u8>> {
         let count = rows.len() as u64;
         let mut out = Aligned::zeroed((count * self.layout.row_bytes) as usize);
-        let mut status = 0u64;
+        let mut status = Status::new();
         if count > 0 {
             let p = self.params(rows.as_ptr() as u64, 0, count, &mut out, &mut status);
             self.launch_list_gather(&p);
@@ -251,7 +285,7 @@ impl HostKernels {
             )));
         }
         let mut out = Aligned::zeroed((count * self.layout.row_bytes) as usize);
-        let mut status = 0u64;
+        let mut status = Status::new();
         if count > 0 {
             let mut p = self.params(0, first, count, &mut out, &mut status);
             let kernel = kernel.resolve(self.auto_kernel);
@@ -293,7 +327,7 @@ impl HostKernels {
         let blocks = gather_blocks(p.count);
         // SAFETY: `p` comes from `params`: this entry's buffers with their sizes, a row list of
         // `p.count` indices (or none), `out` of `p.count * row_bytes` writable bytes and one status
-        // word, all alive until the call returns, which is after the emulated grid has finished
+        // block, all alive until the call returns, which is after the emulated grid has finished
         // (`out` and `status` are written only through the addresses taken from `&mut` borrows).
         unsafe { ibp_host_gather(p, blocks, self.stage_bytes * launch::WARPS_PER_BLOCK) };
     }
@@ -303,7 +337,7 @@ impl HostKernels {
     pub fn gather_split(&self, rows: &[u64], split_log2: u32) -> GpuResult<Vec<u8>> {
         let count = rows.len() as u64;
         let mut out = Aligned::zeroed((count * self.layout.row_bytes) as usize);
-        let mut status = 0u64;
+        let mut status = Status::new();
         if count > 0 {
             let p = self.params(rows.as_ptr() as u64, 0, count, &mut out, &mut status);
             self.launch_split(&p, split_log2);
@@ -339,12 +373,12 @@ impl HostKernels {
         }
         let blocks = gather_blocks(p.count);
         // SAFETY: as in `launch_gather`; the flat kernel reads only the payload (within its size)
-        // and the row list, and writes `out` and the status word.
+        // and the row list, and writes `out` and the status block.
         unsafe { ibp_host_gather_flat(p, blocks) };
     }
 
-    fn finish(status: u64, out: Aligned, row_of: impl Fn(u64) -> String) -> GpuResult<Vec<u8>> {
-        match KernelFailure::from_word(status) {
+    fn finish(status: Status, out: Aligned, row_of: impl Fn(u64) -> String) -> GpuResult<Vec<u8>> {
+        match KernelFailure::from_word(status.word()) {
             Some(f) => Err(failure_error(&f, &row_of(f.request))),
             None => Ok(out.bytes().to_vec()),
         }

@@ -19,6 +19,8 @@ pub(crate) struct GatherParams {
     pub first_row: u64,
     pub count: u64,
     pub out: sys::CUdeviceptr,
+    /// The status block (`kernels/ibp_status.h`): the status word, then the device address of a
+    /// host-visible `u32` flag (0: none) that every failure sets.
     pub status: sys::CUdeviceptr,
     /// Per-position decode tables (null when no chunk has one).
     pub tables: sys::CUdeviceptr,
@@ -70,7 +72,8 @@ pub(crate) const fn tiles_smem(tile_rows: u32, tile_bytes: u32, table_entries: u
 /// The caller guarantees: `p.payload`, `p.chunks`, `p.meta`, `p.anchors` point to device-readable
 /// memory of at least the sizes given in `p` (chunks: `chunk_count` descriptors), `p.rows` is null or
 /// holds `p.count` `u64`s, `p.out` is writable for `p.count * p.row_bytes` bytes and 8-byte aligned,
-/// `p.status` is one writable `u64`, and all of them stay alive until the launch completes.
+/// `p.status` is a status block of two `u64`s (the word, writable; then 0 or the device address of a
+/// writable `u32`), and all of them stay alive until the launch completes.
 pub(crate) fn gather(
     func: &CudaFunction,
     stream: &CudaStream,
@@ -120,7 +123,7 @@ pub(crate) fn gather_flat(
 ) -> Result<(), DriverError> {
     // SAFETY: the kernel reads the payload only inside `p.payload_size` bytes, the row list only
     // for requests below `p.count`, and writes `p.count * p.row_bytes` bytes of `p.out` and the
-    // status word, all valid as the caller guarantees.
+    // status block, all valid as the caller guarantees.
     unsafe { launch_with_params(func, stream, p, config(blocks, 0)) }
 }
 

@@ -700,8 +700,8 @@ fn bad_requests_and_containers_are_typed_errors() {
     let err = failed_gather(&mut out);
     assert_eq!(err.code(), Some(ErrorCode::RowIndex));
     assert!(err.to_string().contains("request 2"), "{err}");
-    // Status words are reused: the failed launch's word comes back cleared, so the next gathers
-    // succeed with the right rows, and a later failure is reported again.
+    // Status blocks are reused: the failed launch's word and host flag come back cleared, so the
+    // next gathers succeed with the right rows, and a later failure is reported again.
     for _ in 0..3 {
         let good = stream.clone_htod(&[4u64, 0, 49]).unwrap();
         entry
