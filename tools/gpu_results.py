@@ -73,14 +73,19 @@ def summary(t: dict[str, list[dict]]) -> list[str]:
     per_batch = {}
     for r in big:
         per_batch.setdefault(int(r["batch"]), []).append(ideal_ratio(r))
-    text = "; ".join(f"{b // 1024}K-row batches {span(v)}" for b, v in sorted(per_batch.items()))
     dense_big = [r for r in big if dense(r)]
+    text = "; ".join(
+        f"{b // 1024}K-row batches {span([ideal_ratio(r) for r in dense_big if int(r['batch']) == b])}"
+        for b in sorted(per_batch))
     ok_batches = sorted(b for b in per_batch if all(ideal_ratio(r) >= 0.95 for r in dense_big if int(r["batch"]) == b))
     met = "yes" if len(ok_batches) == len(per_batch) else (
         f"partly: on dense rows (<= 50 % saved) from {ok_batches[0] // 1024}K-row batches on; not for smaller batches"
         if ok_batches else "no")
-    lines.append(f"| host-memory gather, rows >= 1 KiB, >= 0.95 of ideal (IBP/ideal) | {text} "
-                 f"(sparse rows, > 50 % saved: {span([ideal_ratio(r) for r in big if not dense(r)])}) | {met} |")
+    sparse_text = "; ".join(
+        f"{b // 1024}K {span([ideal_ratio(r) for r in big if not dense(r) and int(r['batch']) == b])}"
+        for b in sorted(per_batch))
+    lines.append(f"| host-memory gather, rows >= 1 KiB, >= 0.95 of ideal (IBP/ideal) | dense rows (<= 50 % saved): "
+                 f"{text} (sparse rows, > 50 % saved: {sparse_text}) | {met} |")
     # Rows of a default-encoded file loaded with ChunkForm::FOR_GPU_READS ("@relaid") are reported
     # on their own line; the targets' rows are the files' chunks as stored.
     relaid = [r for r in host if r["dataset"].endswith("@relaid")]
