@@ -456,6 +456,7 @@ fn main() {
     // H200's L2) and an untimed launch of the same method on other rows, see `Prepare`;
     // IBP_BENCH_WARM=0 times them back to back as before (entry 46's A/B).
     let prepare_launches = std::env::var("IBP_BENCH_WARM").map_or(true, |v| v != "0");
+    let raw_first = std::env::var("IBP_BENCH_RAW_FIRST").is_ok_and(|v| v == "1");
     let mut l2_flush: CudaSlice<u8> = stream.alloc_zeros(128 << 20).unwrap();
     println!(
         "host gathers timed {}",
@@ -465,6 +466,9 @@ fn main() {
             "back to back (IBP_BENCH_WARM=0)"
         }
     );
+    if raw_first {
+        println!("raw rows' pinned buffer allocated before the entry's payload (IBP_BENCH_RAW_FIRST=1)");
+    }
     // Link check: one pinned 1 GiB H2D copy.
     {
         let len = if args.quick { 64 << 20 } else { 1 << 30 };
@@ -523,11 +527,19 @@ fn main() {
         let total_rows = raw_len / rb;
         let comp: usize = payloads.iter().map(|p| p.len()).sum::<usize>() * copies;
         let saved = 100.0 * (1.0 - comp as f64 / raw_len as f64);
+        // The raw rows in a pinned buffer of their own, allocated after the entry's payload, or
+        // before it with IBP_BENCH_RAW_FIRST=1 (GPU_NOTES idea 9: does a buffer's speed follow the
+        // order of allocation?).
+        let raw_rows = || {
+            let mut raw = PinnedBuffer::new(dev.context(), raw_len).unwrap();
+            for c in raw.as_mut_slice().chunks_mut(ds.base.len()) {
+                c.copy_from_slice(&ds.base[..c.len()]);
+            }
+            raw
+        };
+        let raw_first = raw_first.then(raw_rows);
         let host = HostEntry::new(&dev, rb as u64, &all_metas, &all_payloads).unwrap();
-        let mut raw = PinnedBuffer::new(dev.context(), raw_len).unwrap();
-        for c in raw.as_mut_slice().chunks_mut(ds.base.len()) {
-            c.copy_from_slice(&ds.base[..c.len()]);
-        }
+        let raw = raw_first.unwrap_or_else(raw_rows);
         let ent_h = GpuEntry::from_host(&dev, &host, PayloadHome::HostMapped).unwrap();
         let ent_d = GpuEntry::from_host(&dev, &host, PayloadHome::Device).unwrap();
         // The same file loaded with the chunks no cheaper to read coded kept raw (files written for
