@@ -23,15 +23,15 @@ use std::sync::{Arc, Mutex, MutexGuard};
 /// copies the word from the device only when it is set, so a decode that succeeded costs its stream
 /// no copy after the kernel (a copy there delayed the stream's next launch by 1-2 us: GPU_NOTES
 /// entry 47).
-struct StatusWord {
+struct StatusBlock {
     block: CudaSlice<u64>,
     ptr: sys::CUdeviceptr,
     flag: PinnedBuffer,
 }
 
-impl StatusWord {
+impl StatusBlock {
     /// A cleared block on `stream` (its word 0, its flag address set).
-    fn new(device: &GpuDevice, stream: &Arc<CudaStream>) -> GpuResult<StatusWord> {
+    fn new(device: &GpuDevice, stream: &Arc<CudaStream>) -> GpuResult<StatusBlock> {
         let flag = PinnedBuffer::new(device.context(), 4).map_err(GpuError::driver("allocating the status flag"))?;
         let flag_ptr = flag
             .device_ptr(device.context())
@@ -40,7 +40,7 @@ impl StatusWord {
             .clone_htod(&[IBP_STATUS_CLEAR, flag_ptr])
             .map_err(GpuError::driver("allocating the status word"))?;
         let ptr = block.device_ptr(stream).0;
-        Ok(StatusWord { block, ptr, flag })
+        Ok(StatusBlock { block, ptr, flag })
     }
 
     /// Whether a kernel reported a failure (read once its stream is synchronised).
@@ -61,7 +61,7 @@ impl StatusWord {
 }
 
 /// Cleared status blocks kept for reuse, so that a launch enqueues no allocation or memset.
-type StatusPool = Mutex<Vec<StatusWord>>;
+type StatusPool = Mutex<Vec<StatusBlock>>;
 /// Status blocks kept per entry (more than this many decodes in flight allocate new ones).
 const STATUS_POOL_MAX: usize = 64;
 
@@ -641,7 +641,7 @@ impl GpuEntry {
         let pooled = lock(&self.status_pool).pop();
         let status = match pooled {
             Some(word) => word,
-            None => StatusWord::new(&self.device, stream)?,
+            None => StatusBlock::new(&self.device, stream)?,
         };
         let (rows_ptr, first_row) = match rows {
             Rows::List(list) => (list.device_ptr(stream).0, 0),
@@ -1195,7 +1195,7 @@ impl Drop for GpuEntry {
 /// the kernel's status word into a typed error. Dropping it without waiting synchronises too.
 #[must_use = "a decode's errors are only reported by wait()"]
 pub struct PendingDecode<'a> {
-    status: Option<StatusWord>,
+    status: Option<StatusBlock>,
     /// The entry's pool, where `wait` returns the status word (zeroed).
     pool: Option<&'a StatusPool>,
     stream: Arc<CudaStream>,
