@@ -72,6 +72,22 @@ class Targets(unittest.TestCase):
         small = next(l for l in lines if l.startswith("| rows of <= 256 B"))
         self.assertIn("no: slower somewhere on s 256 B", small)
 
+    def test_dense_and_sparse_rows_have_their_own_spans(self):
+        # Dense rows (<= 50 % saved) 0.97 and 1.00 at 4K rows; sparse rows (90 % saved) 0.70 there:
+        # the batch's dense span excludes the sparse row, which gets its own span per batch.
+        text = bench(
+            [
+                "| d | 1024 | 16 | 20.0 | 4096 | 58.2 | 50.0 | 10.0 | 60.0 | 0.97 | 1.16 |",
+                "| e | 4096 | 16 | 22.0 | 4096 | 60.0 | 50.0 | 10.0 | 60.0 | 1.00 | 1.20 |",
+                "| s | 1024 | 16 | 90.0 | 4096 | 280.0 | 50.0 | 10.0 | 400.0 | 0.70 | 5.60 |",
+            ],
+            ["| d | 1024 | 16 | 20.0 | 1200 | 2000 | 0.60 | general | - |"],
+        )
+        gather = next(l for l in target_lines(text) if l.startswith("| host-memory gather"))
+        self.assertIn("dense rows (<= 50 % saved): 4K-row batches 0.97-1.00", gather)
+        self.assertIn("sparse rows, > 50 % saved: 4K 0.70", gather)
+        self.assertIn("| yes |", gather)
+
     def test_every_target_met(self):
         text = bench(
             [
