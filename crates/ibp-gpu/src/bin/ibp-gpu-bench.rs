@@ -457,6 +457,10 @@ fn main() {
     // IBP_BENCH_WARM=0 times them back to back as before (entry 46's A/B).
     let prepare_launches = std::env::var("IBP_BENCH_WARM").map_or(true, |v| v != "0");
     let raw_first = std::env::var("IBP_BENCH_RAW_FIRST").is_ok_and(|v| v == "1");
+    // IBP_BENCH_GROUPS=1: an entry with a re-laid form is timed as two rotations of three methods
+    // (IBP, raw, ideal; then re-laid IBP, raw, re-laid ideal), each ratio from its own rotation,
+    // instead of one rotation of five (GPU_NOTES idea 10).
+    let split_groups = std::env::var("IBP_BENCH_GROUPS").is_ok_and(|v| v == "1");
     let mut l2_flush: CudaSlice<u8> = stream.alloc_zeros(128 << 20).unwrap();
     println!(
         "host gathers timed {}",
@@ -468,6 +472,9 @@ fn main() {
     );
     if raw_first {
         println!("raw rows' pinned buffer allocated before the entry's payload (IBP_BENCH_RAW_FIRST=1)");
+    }
+    if split_groups {
+        println!("re-laid entries timed in a rotation of their own with the raw gather (IBP_BENCH_GROUPS=1)");
     }
     // Link check: one pinned 1 GiB H2D copy.
     {
@@ -679,9 +686,22 @@ fn main() {
                 }
             };
             let mut flush = || stream.memset_zeros(&mut l2_flush).unwrap();
-            let members = if relaid.is_some() { 5 } else { 3 };
-            let prepare = prepare_launches.then_some(&mut flush as Prepare<'_>);
-            let times = time_interleaved(&stream, reps, None, members, prepare, &mut zc);
+            let (times, relaid_raw) = if split_groups && relaid.is_some() {
+                let prepare = prepare_launches.then_some(&mut flush as Prepare<'_>);
+                let mut times = time_interleaved(&stream, reps, None, 3, prepare, &mut zc);
+                let prepare = prepare_launches.then_some(&mut flush as Prepare<'_>);
+                let relaid_group = [3, 1, 4];
+                let mut b = time_interleaved(&stream, reps, None, 3, prepare, |m, other| zc(relaid_group[m], other))
+                    .into_iter();
+                let (ibp_b, raw_b, ideal_b) = (b.next().unwrap(), b.next().unwrap(), b.next().unwrap());
+                times.push(ibp_b);
+                times.push(ideal_b);
+                (times, Some(raw_b.gpu))
+            } else {
+                let members = if relaid.is_some() { 5 } else { 3 };
+                let prepare = prepare_launches.then_some(&mut flush as Prepare<'_>);
+                (time_interleaved(&stream, reps, None, members, prepare, &mut zc), None)
+            };
             let (ibp_l, raw_l, ideal) = (&times[0], &times[1], times[2].gpu);
             let (ibp, rawt) = (ibp_l.gpu, raw_l.gpu);
             if batch <= QUEUED_MAX_BATCH {
@@ -737,6 +757,7 @@ fn main() {
                     name: format!("{}@relaid", ds.name),
                     saved: *saved,
                     ibp: gbps(bytes, times[3].gpu),
+                    raw: relaid_raw.map_or(r.raw, |t| gbps(bytes, t)),
                     ideal: gbps(bytes, times[4].gpu),
                     dev: gbps(bytes, devt),
                     ..r.clone()
