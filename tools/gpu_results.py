@@ -170,8 +170,13 @@ def main() -> int:
     ap.add_argument("out", type=Path)
     ap.add_argument("--commit", required=True, help="the commit the carried binaries were built from")
     ap.add_argument("--wall-s", default="?", help="command time the device tool reported")
+    ap.add_argument("--checks-from", type=Path, help="read the tests, vectors and sanitizer logs from this earlier run "
+                    "(a benchmark-only run of the same library code); the page says so")
+    ap.add_argument("--checks-commit", default="?", help="the commit of the --checks-from run")
     a = ap.parse_args()
-    device, bench, tests = read(a.out, "device.txt"), read(a.out, "bench.log"), read(a.out, "tests.log") or read(a.out, "run.log")
+    checks = a.checks_from or a.out
+    device, bench = read(a.out, "device.txt"), read(a.out, "bench.log")
+    tests = read(checks, "tests.log") or read(checks, "run.log")
     t = tables(bench)
     if not t:
         print(f"{a.out}/bench.log has no tables", file=sys.stderr)
@@ -193,6 +198,8 @@ def main() -> int:
         f"- **Device**: {dev_lines[2] if len(dev_lines) > 2 else '?'} (name, driver, PCIe gen, width, SM/memory clocks at start). "
         "Kernels compiled at run time by NVRTC 13.0 for `sm_90` (cubin).",
         f"- **Code**: commit {a.commit} (kernels `kernels/ibp_gather.cu`, history in `bench/GPU_NOTES.md`).",
+        *([f"- **Checks** (tests, vectors, sanitizers below): from an earlier full run, {read(checks, 'device.txt').splitlines()[0] if read(checks, 'device.txt') else '?'}, "
+           f"commit {a.checks_commit}; this run is the benchmark alone."] if a.checks_from else []),
         "- **Commands** (the device has no Rust: binaries are built here and carried):",
         "  ```",
         "  python3 tools/datasets.py && python3 tools/datasets.py --gpu-pack   # real-data slices, bench/data/gpu-pack",
@@ -239,12 +246,12 @@ def main() -> int:
         "  chunk's metadata before any row and so names a later chunk's defect (spec 11.3; the test checks each",
         "  such file has that later defect).",
         "- Conformance vectors through CPU oracle, CPU fast and GPU (`ibp-conformance run --gpu`): **"
-        + grab(read(a.out, "conformance-gpu.txt"), r"(\d+ passed, \d+ failed)") + "** (`conformance/results/gpu-h200.txt`).",
+        + grab(read(checks, "conformance-gpu.txt"), r"(\d+ passed, \d+ failed)") + "** (`conformance/results/gpu-h200.txt`).",
         "- compute-sanitizer memcheck `--leak-check full` on the decode tests: "
-        + grab(read(a.out, "memcheck.log"), r"(LEAK SUMMARY: [^\n]*)") + "; "
-        + grab(read(a.out, "memcheck.log"), r"(ERROR SUMMARY: [^\n]*)") + ". memcheck on every 8th replay case: "
-        + grab(read(a.out, "replay-memcheck.log"), r"(ERROR SUMMARY: [^\n]*)") + "; initcheck on the same cases: "
-        + grab(read(a.out, "replay-initcheck.log"), r"(ERROR SUMMARY: [^\n]*)") + ".",
+        + grab(read(checks, "memcheck.log"), r"(LEAK SUMMARY: [^\n]*)") + "; "
+        + grab(read(checks, "memcheck.log"), r"(ERROR SUMMARY: [^\n]*)") + ". memcheck on every 8th replay case: "
+        + grab(read(checks, "replay-memcheck.log"), r"(ERROR SUMMARY: [^\n]*)") + "; initcheck on the same cases: "
+        + grab(read(checks, "replay-initcheck.log"), r"(ERROR SUMMARY: [^\n]*)") + ".",
         "",
         "## Targets (ratios from this run)",
         "",
