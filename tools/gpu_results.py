@@ -70,20 +70,18 @@ def summary(t: dict[str, list[dict]]) -> list[str]:
     lines = ["| target | measured in this run | met? |", "| --- | --- | --- |"]
     # 1. Host gathers of rows >= 1 KiB: IBP / ideal >= 0.95.
     big = [r for r in host if int(r["row B"]) >= 1024]
-    per_batch = {}
-    for r in big:
-        per_batch.setdefault(int(r["batch"]), []).append(ideal_ratio(r))
+    batches = sorted({int(r["batch"]) for r in big})
     dense_big = [r for r in big if dense(r)]
     text = "; ".join(
         f"{b // 1024}K-row batches {span([ideal_ratio(r) for r in dense_big if int(r['batch']) == b])}"
-        for b in sorted(per_batch))
-    ok_batches = sorted(b for b in per_batch if all(ideal_ratio(r) >= 0.95 for r in dense_big if int(r["batch"]) == b))
-    met = "yes" if len(ok_batches) == len(per_batch) else (
+        for b in batches)
+    ok_batches = [b for b in batches if all(ideal_ratio(r) >= 0.95 for r in dense_big if int(r["batch"]) == b)]
+    met = "yes" if len(ok_batches) == len(batches) else (
         f"partly: on dense rows (<= 50 % saved) from {ok_batches[0] // 1024}K-row batches on; not for smaller batches"
         if ok_batches else "no")
     sparse_text = "; ".join(
         f"{b // 1024}K {span([ideal_ratio(r) for r in big if not dense(r) and int(r['batch']) == b])}"
-        for b in sorted(per_batch))
+        for b in batches)
     lines.append(f"| host-memory gather, rows >= 1 KiB, >= 0.95 of ideal (IBP/ideal) | dense rows (<= 50 % saved): "
                  f"{text} (sparse rows, > 50 % saved: {sparse_text}) | {met} |")
     # Rows of a default-encoded file loaded with ChunkForm::FOR_GPU_READS ("@relaid") are reported
@@ -177,6 +175,7 @@ def main() -> int:
     checks = a.checks_from or a.out
     device, bench = read(a.out, "device.txt"), read(a.out, "bench.log")
     tests = read(checks, "tests.log") or read(checks, "run.log")
+    checks_date = (read(checks, "device.txt").splitlines() or ["?"])[0]
     t = tables(bench)
     if not t:
         print(f"{a.out}/bench.log has no tables", file=sys.stderr)
@@ -198,7 +197,7 @@ def main() -> int:
         f"- **Device**: {dev_lines[2] if len(dev_lines) > 2 else '?'} (name, driver, PCIe gen, width, SM/memory clocks at start). "
         "Kernels compiled at run time by NVRTC 13.0 for `sm_90` (cubin).",
         f"- **Code**: commit {a.commit} (kernels `kernels/ibp_gather.cu`, history in `bench/GPU_NOTES.md`).",
-        *([f"- **Checks** (tests, vectors, sanitizers below): from an earlier full run, {read(checks, 'device.txt').splitlines()[0] if read(checks, 'device.txt') else '?'}, "
+        *([f"- **Checks** (tests, vectors, sanitizers below): from an earlier full run, {checks_date}, "
            f"commit {a.checks_commit}; this run is the benchmark alone."] if a.checks_from else []),
         "- **Commands** (the device has no Rust: binaries are built here and carried):",
         "  ```",

@@ -545,9 +545,9 @@ fn main() {
             }
             raw
         };
-        let raw_first = raw_first.then(raw_rows);
+        let early_raw = raw_first.then(raw_rows);
         let host = HostEntry::new(&dev, rb as u64, &all_metas, &all_payloads).unwrap();
-        let raw = raw_first.unwrap_or_else(raw_rows);
+        let raw = early_raw.unwrap_or_else(raw_rows);
         let ent_h = GpuEntry::from_host(&dev, &host, PayloadHome::HostMapped).unwrap();
         let ent_d = GpuEntry::from_host(&dev, &host, PayloadHome::Device).unwrap();
         // The same file loaded with the chunks no cheaper to read coded kept raw (files written for
