@@ -122,6 +122,9 @@ struct GmemRecord {
 #ifndef IBP_GATHER_LEAN_LOOKUP
 #define IBP_GATHER_LEAN_LOOKUP 1  // ibp_gather finds a row's chunk by division (prm.chunk_rows), 32-bit length sums
 #endif
+#ifndef IBP_GATHER_SPANS
+#define IBP_GATHER_SPANS 1  // ibp_gather takes a coded record's offset and length from prm.row_spans when set
+#endif
 #ifndef IBP_GATHER_RAW_CHUNKS
 #define IBP_GATHER_RAW_CHUNKS 1  // ibp_gather locates raw-chunk records by position, copies them directly
 #endif
@@ -925,8 +928,14 @@ __device__ __forceinline__ Job lookup(const IbpGatherParams& prm, const ibp_u64*
         }
     }
 #if IBP_GATHER_LEAN_LOOKUP
+    // With a flat row index (prm.row_spans: chunk found by division, see IbpGatherParams) the
+    // record's span is loaded beside the descriptor, not after it and the row lengths.
+    const bool spans = IBP_GATHER_SPANS && prm.row_spans != 0 && prm.chunk_rows != 0;
+    const ibp_u64 span = spans ? prm.row_spans[row] : 0ull;
     const IbpChunk c = load_chunk(prm.chunks + lo);
 #else
+    const bool spans = false;
+    const ibp_u64 span = 0;
     const IbpChunk& c = prm.chunks[lo];
 #endif
     const ibp_u64 first = c.first_row;
@@ -940,6 +949,9 @@ __device__ __forceinline__ Job lookup(const IbpGatherParams& prm, const ibp_u64*
     if (raw_chunk) {
         len = c.raw_padded;
         off = r * len;
+    } else if (spans) {
+        off = span & IBP_SPAN_OFFSET_MASK;
+        len = span >> IBP_SPAN_LENGTH_SHIFT;
     } else {
         const ibp_u64 anchor = c.anchors_index + (r >> 5);
         const ibp_u32 lb = c.length_bytes, align_log2 = c.align_log2;

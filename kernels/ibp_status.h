@@ -31,6 +31,10 @@ typedef unsigned char ibp_u8;
 #define IBP_STATUS_WORD 0
 #define IBP_STATUS_FLAG 1
 
+// A row span (IbpGatherParams::row_spans): offset in the low 40 bits, length in the high 24.
+#define IBP_SPAN_OFFSET_MASK 0xffffffffffull
+#define IBP_SPAN_LENGTH_SHIFT 40
+
 // One chunk of a loaded entry (80 bytes, little-endian, 8-byte aligned).
 struct IbpChunk {
     ibp_u64 first_row;       // entry row index of the chunk's first row
@@ -53,7 +57,7 @@ struct IbpChunk {
     ibp_u16 reserved1;
 };
 
-// Kernel parameters of ibp_gather (passed by value; 144 bytes: 15 eight-byte fields, 6 u32).
+// Kernel parameters of ibp_gather (passed by value; 152 bytes: 16 eight-byte fields, 6 u32).
 struct IbpGatherParams {
     const ibp_u8* payload;   // chunk payloads (device memory or mapped pinned host memory)
     ibp_u64 payload_size;    // readable bytes at payload
@@ -70,6 +74,9 @@ struct IbpGatherParams {
     ibp_u64* status;         // the status block: word and host-visible flag (see above)
     const ibp_u8* tables;    // per-position decode tables (ibp_gather.cu) of the chunks that have one
     const ibp_u64* table_offsets;  // per chunk: byte offset of its table in tables, or ~0; null: none
+    const ibp_u64* row_spans;  // null, or per entry row (entry_rows of them): its record's offset within
+                               // its chunk's payload (bits 0-39) and length (bits 40-63); used only
+                               // with chunk_rows set
     ibp_u32 chunk_count;
     ibp_u32 row_bytes;
     ibp_u32 stage_bytes;     // shared-memory staging bytes per warp (multiple of 16)

@@ -123,6 +123,10 @@ pub struct HostKernels {
     payload: Aligned,
     /// Decode tables `ibp_build_tables` wrote for `ibp_gather`, and each chunk's offset in them.
     tables: Option<(Aligned, Vec<u64>)>,
+    /// The flat row index ([`EntryLayout::row_spans`]) where the layout allows one, as a
+    /// `GpuEntry` uploads it, and whether gathers pass it ([`HostKernels::set_row_spans`]).
+    row_spans: Option<Vec<u64>>,
+    use_row_spans: bool,
     stage_bytes: u32,
     /// The tile kernel the entry's chunks call for.
     auto_kernel: TileKernel,
@@ -156,6 +160,8 @@ impl HostKernels {
             anchors: layout.anchors.clone(),
             payload,
             tables: None,
+            row_spans: layout.row_spans(),
+            use_row_spans: true,
             stage_bytes: stage_bytes(&layout, SMEM_LIMIT),
             auto_kernel: auto_tile_kernel(&layout),
             layout,
@@ -181,6 +187,25 @@ impl HostKernels {
     /// The entry's layout.
     pub fn layout(&self) -> &EntryLayout {
         &self.layout
+    }
+
+    /// Whether the entry has a flat row index ([`EntryLayout::row_spans`]).
+    pub fn has_row_spans(&self) -> bool {
+        self.row_spans.is_some()
+    }
+
+    /// Makes gathers pass the flat row index (`on`, the default, as a `GpuEntry` does) or find
+    /// records through the anchors and stored lengths (both paths of `ibp_gather`'s lookup).
+    pub fn set_row_spans(&mut self, on: bool) {
+        self.use_row_spans = on;
+    }
+
+    /// Lets `damage` change the flat row index after the loader built it (a test of the kernels'
+    /// bounds checks, as [`HostKernels::damage`]); nothing when the entry has none.
+    pub fn damage_row_spans(&mut self, damage: impl FnOnce(&mut [u64])) {
+        if let Some(spans) = &mut self.row_spans {
+            damage(spans);
+        }
     }
 
     /// Lets `damage` change the bytes the kernels read after the loader checked them (chunk
@@ -253,6 +278,10 @@ impl HostKernels {
             status: status.block_addr(),
             tables,
             table_offsets,
+            row_spans: match &self.row_spans {
+                Some(spans) if self.use_row_spans => spans.as_ptr() as u64,
+                _ => 0,
+            },
             ..layout_params(&self.layout, self.stage_bytes, tables_size)
         }
     }
@@ -325,8 +354,8 @@ impl HostKernels {
     /// `p.first_row`).
     fn launch_gather(&self, p: &GatherParams) {
         let blocks = gather_blocks(p.count);
-        // SAFETY: `p` comes from `params`: this entry's buffers with their sizes, a row list of
-        // `p.count` indices (or none), `out` of `p.count * row_bytes` writable bytes and one status
+        // SAFETY: `p` comes from `params`: this entry's buffers with their sizes (the row spans, when
+        // passed: one per entry row), a row list of `p.count` indices (or none), `out` of `p.count * row_bytes` writable bytes and one status
         // block, all alive until the call returns, which is after the emulated grid has finished
         // (`out` and `status` are written only through the addresses taken from `&mut` borrows).
         unsafe { ibp_host_gather(p, blocks, self.stage_bytes * launch::WARPS_PER_BLOCK) };

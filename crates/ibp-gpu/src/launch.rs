@@ -3,7 +3,7 @@
 
 use cudarc::driver::{sys, CudaFunction, CudaStream, DeviceRepr, DriverError, LaunchConfig, PushKernelArg};
 
-/// Parameters of `ibp_gather` (mirrors `IbpGatherParams`: 15 `u64`, then 6 `u32`).
+/// Parameters of `ibp_gather` (mirrors `IbpGatherParams`: 16 `u64`, then 6 `u32`).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct GatherParams {
@@ -26,6 +26,9 @@ pub(crate) struct GatherParams {
     pub tables: sys::CUdeviceptr,
     /// Per chunk: byte offset of its table in `tables`, or `u64::MAX`; null when no chunk has one.
     pub table_offsets: sys::CUdeviceptr,
+    /// Null, or `entry_rows` row spans ([`crate::layout::EntryLayout::row_spans`]), read only when
+    /// `chunk_rows` is set.
+    pub row_spans: sys::CUdeviceptr,
     pub chunk_count: u32,
     pub row_bytes: u32,
     pub stage_bytes: u32,
@@ -71,7 +74,8 @@ pub(crate) const fn tiles_smem(tile_rows: u32, tile_bytes: u32, table_entries: u
 ///
 /// The caller guarantees: `p.payload`, `p.chunks`, `p.meta`, `p.anchors` point to device-readable
 /// memory of at least the sizes given in `p` (chunks: `chunk_count` descriptors), `p.rows` is null or
-/// holds `p.count` `u64`s, `p.out` is writable for `p.count * p.row_bytes` bytes and 8-byte aligned,
+/// holds `p.count` `u64`s, `p.row_spans` is null or holds `p.entry_rows` spans that lie inside their
+/// chunks' payloads, `p.out` is writable for `p.count * p.row_bytes` bytes and 8-byte aligned,
 /// `p.status` is a status block of two `u64`s (the word, writable; then 0 or the device address of a
 /// writable `u32`), and all of them stay alive until the launch completes.
 pub(crate) fn gather(
@@ -297,7 +301,7 @@ mod tests {
 
     #[test]
     fn params_match_header() {
-        assert_eq!(std::mem::size_of::<super::GatherParams>(), 15 * 8 + 6 * 4);
+        assert_eq!(std::mem::size_of::<super::GatherParams>(), 16 * 8 + 6 * 4);
         let header = include_str!("../../../kernels/ibp_status.h");
         let start = header.find("struct IbpGatherParams {").unwrap();
         let body = &header[start..header[start..].find("};").unwrap() + start];
@@ -307,8 +311,8 @@ mod tests {
             .map(str::trim)
             .filter(|l| !l.is_empty() && !l.starts_with("//"))
             .collect();
-        assert_eq!(fields.len(), 21);
-        let (wide, narrow) = fields.split_at(15);
+        assert_eq!(fields.len(), 22);
+        let (wide, narrow) = fields.split_at(16);
         assert!(
             wide.iter().all(|l| l.contains('*') || l.starts_with("ibp_u64")),
             "{wide:?}"

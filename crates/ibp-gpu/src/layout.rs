@@ -89,6 +89,12 @@ impl ChunkDesc {
     }
 }
 
+/// Bits 0-39 of a row span ([`EntryLayout::row_spans`]): the record's offset within its chunk's
+/// payload (`IBP_SPAN_OFFSET_MASK`).
+pub const SPAN_OFFSET_MASK: u64 = (1 << 40) - 1;
+/// Where a row span's record length starts (`IBP_SPAN_LENGTH_SHIFT`).
+pub const SPAN_LENGTH_SHIFT: u32 = 40;
+
 /// The layout of one entry for the GPU: everything but the payload bytes themselves.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EntryLayout {
@@ -347,6 +353,28 @@ impl EntryLayout {
         }
     }
 
+    /// A flat row index for `ibp_gather` (`IbpGatherParams::row_spans`): per entry row, its record's
+    /// offset within its chunk's payload in bits 0-39 and its length in bits 40-63, so the kernel
+    /// finds a record with one load beside the chunk descriptor's instead of two after it (anchor,
+    /// row lengths). `None` where the kernel could not use it (no uniform chunk rows) or a value
+    /// does not fit (a chunk payload of 2^40 bytes or more, a record of 2^24 bytes or more).
+    pub fn row_spans(&self) -> Option<Vec<u64>> {
+        if self.chunk_rows == 0 {
+            return None;
+        }
+        let mut spans = Vec::with_capacity(usize::try_from(self.row_count).ok()?);
+        for offs in &self.row_offsets {
+            for pair in offs.windows(2) {
+                let (off, len) = (pair[0], pair[1].checked_sub(pair[0])?);
+                if off > SPAN_OFFSET_MASK || len >> (64 - SPAN_LENGTH_SHIFT) != 0 {
+                    return None;
+                }
+                spans.push(off | (len << SPAN_LENGTH_SHIFT));
+            }
+        }
+        (spans.len() as u64 == self.row_count).then_some(spans)
+    }
+
     /// Checks `rows` against the entry (`E_ROW_INDEX` naming the first bad position).
     pub fn check_rows(&self, rows: &[u64]) -> Result<()> {
         if let Some((k, &r)) = rows.iter().enumerate().find(|(_, &r)| r >= self.row_count) {
@@ -449,6 +477,33 @@ mod tests {
             assert_eq!(anchor, m.row_offsets[(r / 32 * 32) as usize]);
         }
         assert_eq!(layout.check_rows(&[0, 399, 400]).unwrap_err().code, ErrorCode::RowIndex);
+    }
+
+    #[test]
+    fn row_spans_give_every_record() {
+        let layout = EntryLayout::new(64, &[sample(1), sample(3)]).unwrap();
+        assert_eq!(layout.uniform_chunk_rows(), 200);
+        let spans = layout.row_spans().unwrap();
+        assert_eq!(spans.len() as u64, layout.row_count);
+        for (row, &span) in spans.iter().enumerate() {
+            let c = &layout.chunks[row / 200];
+            let (start, len) = layout.record_span(row as u64).unwrap();
+            assert_eq!(span & SPAN_OFFSET_MASK, start - c.payload_offset, "row {row}");
+            assert_eq!(span >> SPAN_LENGTH_SHIFT, len, "row {row}");
+        }
+        // No uniform chunk rows: the kernel finds chunks by search and takes no spans.
+        let odd = EntryLayout::new(
+            64,
+            &[raw_chunk(7, 64, 4, 0), raw_chunk(5, 64, 4, 0), raw_chunk(7, 64, 4, 0)],
+        )
+        .unwrap();
+        assert_eq!(odd.uniform_chunk_rows(), 0);
+        assert!(odd.row_spans().is_none());
+        // The header's constants are these.
+        let header = include_str!("../../../kernels/ibp_status.h");
+        assert!(header.contains("#define IBP_SPAN_OFFSET_MASK 0xffffffffffull"));
+        assert!(header.contains(&format!("#define IBP_SPAN_LENGTH_SHIFT {SPAN_LENGTH_SHIFT}")));
+        assert_eq!(SPAN_OFFSET_MASK, 0xff_ffff_ffff);
     }
 
     #[test]

@@ -43,7 +43,10 @@ pub mod testdata;
 
 pub use chunk_form::ChunkForm;
 pub use device::{device_count, driver_present, gpu_unavailable_reason, GpuDevice};
-pub use entry::{GpuEntry, HostEntry, LeanShape, PayloadHome, PendingDecode, TileKernel};
+pub use entry::{
+    GpuEntry, HostEntry, LeanShape, PayloadHome, PendingDecode, TileKernel, ROW_SPANS_MAX_BYTES,
+    ROW_SPANS_MIN_ROW_BYTES,
+};
 pub use error::{GpuError, GpuResult};
 pub use layout::EntryLayout;
 pub use pinned::PinnedBuffer;

@@ -87,8 +87,19 @@ fn check_case(dev: &Arc<GpuDevice>, case: &Case, rng: &mut Rng) -> bool {
 fn check_case_in_form(dev: &Arc<GpuDevice>, case: &Case, rng: &mut Rng, form: ChunkForm) -> bool {
     let mut lean = false;
     for home in [PayloadHome::Device, PayloadHome::HostMapped] {
-        let entry = load_in_form(case, dev, home, form);
+        let mut entry = load_in_form(case, dev, home, form);
         let label = format!("{} {home:?}", case.label);
+        // Loads give rows of >= 128 bytes a flat row index; the others get one here, so that every
+        // case's gathers run through both of the kernel's lookups below.
+        if std::env::var_os("IBP_GATHER_SPANS").is_none() {
+            assert_eq!(
+                entry.has_row_spans(),
+                case.row_bytes as u64 >= ibp_gpu::ROW_SPANS_MIN_ROW_BYTES && entry.layout().row_spans().is_some(),
+                "{label}: row spans at load"
+            );
+        }
+        entry.add_row_spans().unwrap();
+        assert_eq!(entry.has_row_spans(), entry.layout().row_spans().is_some(), "{label}");
         assert_eq!(decode_all_to_host(&entry), case.expected, "{label}: whole entry");
         if entry.uses_lean_tiles() {
             // The general tile kernel gives the same bytes.
@@ -137,10 +148,22 @@ fn check_case_in_form(dev: &Arc<GpuDevice>, case: &Case, rng: &mut Rng, form: Ch
         let single = vec![rng.below(n)];
         let all_reversed: Vec<u64> = (0..n).rev().collect();
         let dup: Vec<u64> = vec![n - 1; 40];
-        for rows in [&random, &single, &all_reversed, &dup] {
-            let got = gather_to_host(&entry, rows).unwrap();
-            assert_eq!(got, case.expected_rows(rows), "{label}: gather of {} rows", rows.len());
+        // Through the flat row index where the entry has one, then through the anchors and stored
+        // lengths.
+        for spans in [true, false] {
+            entry.set_row_spans(spans);
+            for rows in [&random, &single, &all_reversed, &dup] {
+                let got = gather_to_host(&entry, rows).unwrap();
+                assert_eq!(
+                    got,
+                    case.expected_rows(rows),
+                    "{label}: gather of {} rows (row spans {})",
+                    rows.len(),
+                    spans && entry.has_row_spans()
+                );
+            }
         }
+        entry.set_row_spans(true);
     }
     lean
 }

@@ -34,7 +34,15 @@ fn load(case: &Case) -> HostKernels {
 
 /// Every path of one case; returns whether the entry takes the lean tile kernel.
 fn check_case(case: &Case, rng: &mut Rng) -> bool {
-    check_entry(&load(case), case, rng)
+    let mut entry = load(case);
+    let lean = check_entry(&entry, case, rng);
+    // The gathers again through the anchors and stored lengths (the path of entries whose layout
+    // allows no flat row index).
+    if entry.has_row_spans() {
+        entry.set_row_spans(false);
+        check_gathers(&entry, case, rng, &format!("{} (no row spans)", case.label));
+    }
+    lean
 }
 
 /// Every path of one loaded case; returns whether the entry takes the lean tile kernel.
@@ -74,6 +82,14 @@ fn check_entry(entry: &HostKernels, case: &Case, rng: &mut Rng) -> bool {
         &case.expected[at..at + count as usize * case.row_bytes],
         "{label}: range"
     );
+    check_gathers(entry, case, rng, label);
+    lean
+}
+
+/// Gathers of one loaded case through `ibp_gather` and `ibp_gather_split`, and a gather with rows
+/// out of range.
+fn check_gathers(entry: &HostKernels, case: &Case, rng: &mut Rng, label: &str) {
+    let n = case.rows();
     let random: Vec<u64> = (0..97).map(|_| rng.below(n)).collect(); // unsorted, duplicates likely
     let all_reversed: Vec<u64> = (0..n).rev().collect();
     for rows in [&random, &vec![rng.below(n)], &all_reversed, &vec![n - 1; 9]] {
@@ -96,7 +112,6 @@ fn check_entry(entry: &HostKernels, case: &Case, rng: &mut Rng) -> bool {
     let err = entry.gather(&[0, n, 1, n + 5]).expect_err("row n is out of range");
     assert_eq!(err.code(), Some(ErrorCode::RowIndex), "{label}: {err}");
     assert!(err.to_string().contains("request 1"), "{label}: {err}");
-    lean
 }
 
 fn check_shaped_kernels(entry: &HostKernels, case: &Case, label: &str) {
@@ -514,9 +529,19 @@ fn kernels_stay_in_their_buffers_on_damaged_metadata() {
             48,
             format!("W{}", w.bits()),
         );
-        for _ in 0..30 {
+        for round in 0..30 {
             let mut entry = load(&case);
             let n = entry.layout().row_count;
+            // Half the rounds gather through the flat row index, with one span damaged in some.
+            entry.set_row_spans(round % 2 == 0);
+            let damaged_span = (round % 4 == 0).then(|| rng.below(n));
+            if let Some(i) = damaged_span {
+                let v = rng.next_u64();
+                entry.damage_row_spans(|spans| {
+                    let s = &mut spans[i as usize];
+                    *s = if v.is_multiple_of(2) { v } else { *s ^ (1 << (v % 64)) };
+                });
+            }
             let hits = 1 + rng.below(4);
             let (r1, r2, r3) = (rng.next_u64(), rng.next_u64(), rng.next_u64());
             entry.damage(|chunks, meta, anchors, payload| {
@@ -546,7 +571,8 @@ fn kernels_stay_in_their_buffers_on_damaged_metadata() {
                     }
                 }
             });
-            let rows: Vec<u64> = (0..40).map(|_| rng.below(n + 2)).collect();
+            let mut rows: Vec<u64> = (0..40).map(|_| rng.below(n + 2)).collect();
+            rows.extend(damaged_span);
             for res in [
                 entry.gather(&rows),
                 entry.decode_range(0, n, TileKernel::Auto),
