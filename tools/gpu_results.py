@@ -88,6 +88,8 @@ def summary(t: dict[str, list[dict]]) -> list[str]:
     # on their own line; the targets' rows are the files' chunks as stored.
     relaid = [r for r in host if r["dataset"].endswith("@relaid")]
     host = [r for r in host if not r["dataset"].endswith("@relaid")]
+    relaid_whole = [r for r in whole if r["dataset"].endswith("@relaid")]
+    whole = [r for r in whole if not r["dataset"].endswith("@relaid")]
     # 2. Rows of 256 B: not slower than the uncompressed zero-copy gather (IBP / raw zc >= 1).
     small = [r for r in host if int(r["row B"]) <= 256]
     per_set = {}
@@ -145,7 +147,10 @@ def summary(t: dict[str, list[dict]]) -> list[str]:
                                       for r in relaid if r["batch"] == relaid[0]["batch"]}))
                   + "): IBP/raw zc " + "; ".join(f"{b // 1024}K-row batches {span(v)}" for b, v in sorted(per_batch.items()))
                   + ". Rows of <= 256 B of default-encoded files so loaded, below the raw gather: "
-                  + (", ".join(slow) if slow else "none") + "."]
+                  + (", ".join(slow) if slow else "none") + "."
+                  + ("" if not relaid_whole else " Whole-entry decode/D2D of those loads: "
+                     + ", ".join(f"{r['dataset']} {r['row B']} B A={r['A']} {r['decode/D2D']}" for r in relaid_whole)
+                     + ".")]
     # Where the compressed gather beats the uncompressed one (largest batch of the run).
     top = max((int(r["batch"]) for r in host), default=0)
     wins = {}

@@ -412,6 +412,7 @@ struct HostRow {
     d2d: f64,
 }
 
+#[derive(Clone)]
 struct WholeRow {
     name: String,
     rb: usize,
@@ -462,6 +463,10 @@ fn main() {
     // slowed the two methods that follow the coded file's at 4K-row batches (GPU_NOTES entry 49).
     // IBP_BENCH_GROUPS=0 keeps the rotation of five.
     let split_groups = std::env::var("IBP_BENCH_GROUPS").map_or(true, |v| v != "0");
+    // IBP_BENCH_AB_SPANS=1: the "raw zc" column times the IBP gather without its flat row index
+    // (GpuEntry::set_row_spans), interleaved with the one with it (GPU_NOTES entry 50; run it with
+    // IBP_GATHER_SPANS=1 so that every entry has one).
+    let ab_spans = std::env::var("IBP_BENCH_AB_SPANS").is_ok_and(|v| v == "1");
     let mut l2_flush: CudaSlice<u8> = stream.alloc_zeros(128 << 20).unwrap();
     println!(
         "host gathers timed {}",
@@ -476,6 +481,9 @@ fn main() {
     }
     if !split_groups {
         println!("re-laid entries timed in one rotation of five methods with the file as stored (IBP_BENCH_GROUPS=0)");
+    }
+    if ab_spans {
+        println!("A/B: the \"raw zc\" column is the IBP zero-copy gather without row spans (IBP_BENCH_AB_SPANS=1)");
     }
     // Link check: one pinned 1 GiB H2D copy.
     {
@@ -656,9 +664,23 @@ fn main() {
                 let which = other as usize;
                 match m {
                     0 => Some(ent_h.gather_device_rows(rows_d, &mut out, &stream).unwrap()),
+                    1 if ab_spans => {
+                        ent_h.set_row_spans(false);
+                        let p = ent_h.gather_device_rows(rows_d, &mut out, &stream).unwrap();
+                        ent_h.set_row_spans(true);
+                        Some(p)
+                    }
                     1 => {
                         raw_gather(&dev, Source::Pinned(&raw), rb as u64, rows_d, &mut out, &stream).unwrap();
                         None
+                    }
+                    5 => {
+                        // (IBP_BENCH_AB_SPANS: the re-laid entry without its row spans.)
+                        let entry = &relaid.as_ref().unwrap().1;
+                        entry.set_row_spans(false);
+                        let p = entry.gather_device_rows(rows_d, &mut out, &stream).unwrap();
+                        entry.set_row_spans(true);
+                        Some(p)
                     }
                     3 => Some(
                         relaid
@@ -691,7 +713,7 @@ fn main() {
                 let prepare = prepare_launches.then_some(&mut flush as Prepare<'_>);
                 let mut times = time_interleaved(&stream, reps, None, 3, prepare, &mut zc);
                 let prepare = prepare_launches.then_some(&mut flush as Prepare<'_>);
-                let relaid_group = [3, 1, 4];
+                let relaid_group = [3, if ab_spans { 5 } else { 1 }, 4];
                 let mut b = time_interleaved(&stream, reps, None, 3, prepare, |m, other| zc(relaid_group[m], other))
                     .into_iter();
                 let (ibp_b, raw_b, ideal_b) = (b.next().unwrap(), b.next().unwrap(), b.next().unwrap());
@@ -827,7 +849,31 @@ fn main() {
                 "whole entry from device memory: decode {:.0} GB/s, D2D copy {:.0} GB/s",
                 w.decode, w.d2d
             );
+            // The same file loaded with ChunkForm::FOR_GPU_READS, against the same D2D copy.
+            let relaid_row = relaid.as_ref().map(|(_, _, dev_entry, saved)| {
+                let t = time_gpu(&stream, reps, || Some(dev_entry.decode_all(&mut all, &stream).unwrap()));
+                let got = stream.clone_dtoh(&all.slice(..ds.base.len().min(raw_len))).unwrap();
+                assert_eq!(
+                    got,
+                    &ds.base[..got.len()],
+                    "{}@relaid: whole-entry decode differs",
+                    ds.name
+                );
+                WholeRow {
+                    name: format!("{}@relaid", ds.name),
+                    saved: *saved,
+                    decode: gbps(raw_len, t),
+                    general: None,
+                    kernel: dev_entry.tile_kernel(),
+                    any_shape: None,
+                    ..w.clone()
+                }
+            });
             whole_rows.push(w);
+            if let Some(r) = relaid_row {
+                println!("re-laid at load: decode {:.0} GB/s", r.decode);
+                whole_rows.push(r);
+            }
         }
     }
     println!("\n### Random gathers, compressed rows in pinned host memory (GB/s of uncompressed rows)\n");
