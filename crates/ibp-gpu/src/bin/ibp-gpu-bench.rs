@@ -330,6 +330,22 @@ fn time_interleaved<'a>(
         .collect()
 }
 
+/// Median seconds of `reps` whole-entry decodes of `entry` into `all`, then the output's first
+/// rows checked against `base` (`what` names the decode in the failure).
+fn timed_checked_decode(
+    stream: &Arc<CudaStream>,
+    reps: usize,
+    entry: &GpuEntry,
+    all: &mut CudaSlice<u8>,
+    base: &[u8],
+    what: &str,
+) -> f64 {
+    let t = time_gpu(stream, reps, || Some(entry.decode_all(all, stream).unwrap()));
+    let got = stream.clone_dtoh(&all.slice(..base.len().min(all.len()))).unwrap();
+    assert_eq!(got, &base[..got.len()], "{what} differs");
+    t
+}
+
 fn gbps(bytes: usize, secs: f64) -> f64 {
     bytes as f64 / secs / 1e9
 }
@@ -814,14 +830,8 @@ fn main() {
             // Another tile kernel on the same entry, checked and timed.
             let mut other = |kernel: TileKernel| {
                 ent_d.use_tile_kernel(kernel);
-                let t = time_gpu(&stream, reps, || Some(ent_d.decode_all(&mut all, &stream).unwrap()));
-                let got = stream.clone_dtoh(&all.slice(..ds.base.len().min(raw_len))).unwrap();
-                assert_eq!(
-                    got,
-                    &ds.base[..got.len()],
-                    "{}: {kernel:?} tile kernel differs",
-                    ds.name
-                );
+                let what = format!("{}: {kernel:?} tile kernel", ds.name);
+                let t = timed_checked_decode(&stream, reps, &ent_d, &mut all, &ds.base, &what);
                 ent_d.use_tile_kernel(TileKernel::Auto);
                 gbps(raw_len, t)
             };
@@ -851,14 +861,8 @@ fn main() {
             );
             // The same file loaded with ChunkForm::FOR_GPU_READS, against the same D2D copy.
             let relaid_row = relaid.as_ref().map(|(_, _, dev_entry, saved)| {
-                let t = time_gpu(&stream, reps, || Some(dev_entry.decode_all(&mut all, &stream).unwrap()));
-                let got = stream.clone_dtoh(&all.slice(..ds.base.len().min(raw_len))).unwrap();
-                assert_eq!(
-                    got,
-                    &ds.base[..got.len()],
-                    "{}@relaid: whole-entry decode differs",
-                    ds.name
-                );
+                let what = format!("{}@relaid: whole-entry decode", ds.name);
+                let t = timed_checked_decode(&stream, reps, dev_entry, &mut all, &ds.base, &what);
                 WholeRow {
                     name: format!("{}@relaid", ds.name),
                     saved: *saved,
