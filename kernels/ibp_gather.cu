@@ -1926,13 +1926,25 @@ __device__ __forceinline__ void lean_tile_rows(const IbpGatherParams& prm, const
 #if IBP_LEAN_THREAD_ROWS > 32
 #error "IBP_LEAN_THREAD_ROWS is at most 32 (a row's participation bits are one 32-bit word)"
 #endif
-// IBP_LEAN_THREAD_A1_BYTES > 0: rows of up to 32 words and at most this many bytes take the same
-// path in chunks of A = 1, where few records are raw (MiniLM K bf16, 32 words of 16 bits: 0.31 ->
-// 0.45 of the D2D copy at A = 1; at A = 16, with 64 % of its records raw, which lean_tile_rows
-// copies several per pass, the thread path measured 0.41 -> 0.35: GPU_NOTES entries 40 and 41).
-// 0: off.
-#ifndef IBP_LEAN_THREAD_A1_BYTES
-#define IBP_LEAN_THREAD_A1_BYTES 64
+// IBP_LEAN_THREAD_BYTES > 0: rows of up to 32 words and at most this many bytes take the same
+// path (MiniLM K bf16, 32 words of 16 bits: 0.31 -> 0.45 of the D2D copy at A = 1, GPU_NOTES
+// entries 40 and 41; at A = 16, where 64 % of its records are raw, 0.41 -> 0.44 once the path copies
+// raw records with 16-byte vectors, entry 51, 0.35 before). 0: off. IBP_LEAN_THREAD_A1_ONLY=1 keeps
+// it to chunks of A = 1, as before entry 51.
+#ifndef IBP_LEAN_THREAD_BYTES
+#define IBP_LEAN_THREAD_BYTES 64
+#endif
+#ifndef IBP_LEAN_THREAD_A1_ONLY
+#define IBP_LEAN_THREAD_A1_ONLY 0
+#endif
+#ifndef IBP_LEAN_LANE_BYTES
+#define IBP_LEAN_LANE_BYTES 64  // output bytes per lane a row's slice count aims at
+#endif
+// IBP_SLICE_RAW_VECS: a raw record's slice is copied with 16-byte vectors where the slice, the record
+// and the output allow (raw records of A = 16 chunks), not decoded a word at a time as a record of
+// non-participating words (0: as before entry 51).
+#ifndef IBP_SLICE_RAW_VECS
+#define IBP_SLICE_RAW_VECS 1
 #endif
 #ifndef IBP_LEAN_LANE_BYTES
 #define IBP_LEAN_LANE_BYTES 64  // output bytes per lane a row's slice count aims at
@@ -1973,7 +1985,7 @@ template <int WB, bool MULTI>
 __device__ __forceinline__ void slice_tile_rows(const IbpGatherParams& prm, const TileCtx& t, ibp_u32 warp, ibp_u32 lane) {
     typedef typename Word<WB>::T Stored;
     const ibp_u32 W = WB * 8;
-    const ibp_u32 n = t.n;  // 1 .. 32 (IBP_LEAN_THREAD_ROWS, IBP_LEAN_THREAD_A1_BYTES); row_bytes == n * WB (a lean coded chunk)
+    const ibp_u32 n = t.n;  // 1 .. 32 (IBP_LEAN_THREAD_ROWS, IBP_LEAN_THREAD_BYTES); row_bytes == n * WB (a lean coded chunk)
     const ibp_u32 row_bytes = prm.row_bytes;
     const ibp_u32 first_words = n >= 32 ? ~0u : (1u << n) - 1u;
     const ibp_u32 a_mask = (1u << t.align_log2) - 1u;
@@ -2020,7 +2032,12 @@ __device__ __forceinline__ void slice_tile_rows(const IbpGatherParams& prm, cons
         ibp_u32 pos = start + x - bits;
         if (valid) {
             ibp_u8* const dst = out0 + row * (ibp_u64)row_bytes;
-            if (vec_out) {
+            if (IBP_SLICE_RAW_VECS && raw && vec_out && ((base >> 3) & 15u) == 0) {
+                // Bytes j*WB .. of a raw record are the row's: the slice's vectors as they are.
+                const uint4* const from = (const uint4*)((const ibp_u8*)w + (base >> 3));
+                for (ibp_u32 v = jb * WB / 16; v < je * WB / 16; v++) ((uint4*)dst)[v] = from[v];
+                pos += (je - jb) * W;
+            } else if (vec_out) {
                 for (ibp_u32 j0 = jb; j0 < je; j0 += per_vec) {
                     uint4 acc = make_uint4(0u, 0u, 0u, 0u);
 #pragma unroll
@@ -2340,7 +2357,8 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
                 for (ibp_u32 row = threadIdx.x; row < nrows; row += IBP_TILE_THREADS) ibp_report(prm.status, t.k0 + row, IBP_STATUS_LAYOUT);
             } else if (SHAPE != IBP_LEAN_MID && G != 0 &&
                        ((IBP_LEAN_THREAD_ROWS && n <= IBP_LEAN_THREAD_ROWS) ||
-                        (IBP_LEAN_THREAD_A1_BYTES && align_log2 == 0 && n <= 32 && prm.row_bytes <= IBP_LEAN_THREAD_A1_BYTES))) {
+                        (IBP_LEAN_THREAD_BYTES && (align_log2 == 0 || !IBP_LEAN_THREAD_A1_ONLY) && n <= 32 &&
+                         prm.row_bytes <= IBP_LEAN_THREAD_BYTES))) {
                 if (t.no_multi) switch (wb) {
                     case 1: slice_tile_rows<1, false>(prm, t, warp, lane); break;
                     case 2: slice_tile_rows<2, false>(prm, t, warp, lane); break;

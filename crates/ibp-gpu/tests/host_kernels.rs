@@ -138,6 +138,29 @@ fn generated_cases_match_cpu_decoder() {
             }
         }
     }
+    // Rows of 64 bytes with many raw records at A = 16: the thread path's 16-byte copy of a raw
+    // record (rows of 8 64-bit words and of 32 16-bit words).
+    for (w, words, groups) in [
+        (WordWidth::W64, 8usize, 1u32),
+        (WordWidth::W64, 8, 3),
+        (WordWidth::W16, 32, 1),
+    ] {
+        let row_bytes = words * w.bytes();
+        // Sparse rows (coded, well under 48 bytes), every third one random bytes (stored raw).
+        let mut data = sparse_rows(&mut rng, 150, row_bytes, 0.05);
+        for row in data.chunks_exact_mut(row_bytes).step_by(3) {
+            row.iter_mut().for_each(|b| *b = rng.next_u64() as u8);
+        }
+        let label = format!("W{} n{words} G{groups} A16, a third of rows raw", w.bits());
+        let case = Case::new(&data, row_bytes, &fixed_width(w, groups, 4), 64, label);
+        assert!(
+            case.metas.iter().any(|m| m.group_count > 0),
+            "{}: no coded chunk",
+            case.label
+        );
+        lean += usize::from(check_case(&case, &mut rng));
+        cases += 1;
+    }
     // Raw chunks (G = 0) of rows that are a multiple of 16 bytes with no padding: flat entries,
     // gathered by ibp_gather_flat; and raw chunks of padded rows, gathered by ibp_gather.
     let mut flat = 0;

@@ -76,12 +76,15 @@ const AB_SWITCHES: [&[&str]; 3] = [
         "-DIBP_LEAN_RAW_BATCH=0",
         "-DIBP_LEAN_TODO_LOOP=0",
         "-DIBP_LEAN_THREAD_ROWS=0",
-        "-DIBP_LEAN_THREAD_A1_BYTES=0",
+        "-DIBP_LEAN_THREAD_BYTES=0",
+        "-DIBP_GATHER_SPANS=0",
     ],
     &[
         "-DIBP_LEAN_HOIST=2",
         "-DIBP_LEAN_THREAD_ROWS=32",
         "-DIBP_LEAN_LANE_BYTES=16",
+        "-DIBP_LEAN_THREAD_A1_ONLY=1",
+        "-DIBP_SLICE_RAW_VECS=0",
     ],
     &["-DIBP_LEAN_HOIST=4"],
 ];
