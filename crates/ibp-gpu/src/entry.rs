@@ -234,7 +234,8 @@ enum Payload {
 /// An entry ready to decode on one GPU: metadata in device memory, payload in device memory or
 /// mapped host memory. Loading also builds, in device memory, the per-position decode tables that
 /// gathers use for chunks of float-like masks (32 bytes per group and word position: for 1 KiB rows
-/// of 64-bit words, 4 KiB per chunk; at most 256 MiB per entry).
+/// of 64-bit words, 4 KiB per chunk; at most 256 MiB per entry), and for rows of at least 128 bytes
+/// a flat row index (8 bytes per row, [`GpuEntry::add_row_spans`]).
 pub struct GpuEntry {
     device: Arc<GpuDevice>,
     layout: Arc<EntryLayout>,
@@ -254,7 +255,8 @@ pub struct GpuEntry {
     /// addresses without per-use stream events.
     tables_ptrs: (sys::CUdeviceptr, sys::CUdeviceptr),
     /// The flat row index gathers read ([`EntryLayout::row_spans`], 8 bytes per row), and its device
-    /// address (0: none); uploaded at load unless the environment says `IBP_GATHER_SPANS=0`.
+    /// address (0: none): uploaded at load for rows of at least [`ROW_SPANS_MIN_ROW_BYTES`]
+    /// ([`row_spans_wanted`]), or later by [`GpuEntry::add_row_spans`].
     row_spans: Option<CudaSlice<u64>>,
     row_spans_ptr: sys::CUdeviceptr,
     /// Whether gathers pass `row_spans` ([`GpuEntry::set_row_spans`]).
