@@ -1946,9 +1946,6 @@ __device__ __forceinline__ void lean_tile_rows(const IbpGatherParams& prm, const
 #ifndef IBP_SLICE_RAW_VECS
 #define IBP_SLICE_RAW_VECS 1
 #endif
-#ifndef IBP_LEAN_LANE_BYTES
-#define IBP_LEAN_LANE_BYTES 64  // output bytes per lane a row's slice count aims at
-#endif
 
 // Word k (a constant after unrolling) of a 16-byte vector of WB-byte words, into acc (zeroed).
 template <int WB>

@@ -356,10 +356,11 @@ impl EntryLayout {
     /// A flat row index for `ibp_gather` (`IbpGatherParams::row_spans`): per entry row, its record's
     /// offset within its chunk's payload in bits 0-39 and its length in bits 40-63, so the kernel
     /// finds a record with one load beside the chunk descriptor's instead of two after it (anchor,
-    /// row lengths). `None` where the kernel could not use it (no uniform chunk rows) or a value
-    /// does not fit (a chunk payload of 2^40 bytes or more, a record of 2^24 bytes or more).
+    /// row lengths). `None` where the kernel would not use it (no uniform chunk rows; every chunk
+    /// raw, its records found by position) or a value does not fit (a chunk payload of 2^40 bytes
+    /// or more, a record of 2^24 bytes or more).
     pub fn row_spans(&self) -> Option<Vec<u64>> {
-        if self.chunk_rows == 0 {
+        if self.chunk_rows == 0 || self.chunks.iter().all(|c| c.group_count == 0) {
             return None;
         }
         let mut spans = Vec::with_capacity(usize::try_from(self.row_count).ok()?);
@@ -499,6 +500,10 @@ mod tests {
         .unwrap();
         assert_eq!(odd.uniform_chunk_rows(), 0);
         assert!(odd.row_spans().is_none());
+        // Raw chunks only: records are found by position, no spans.
+        let raw = EntryLayout::new(64, &[raw_chunk(7, 64, 4, 0), raw_chunk(7, 64, 4, 0)]).unwrap();
+        assert_eq!(raw.uniform_chunk_rows(), 7);
+        assert!(raw.row_spans().is_none());
         // The header's constants are these.
         let header = include_str!("../../../kernels/ibp_status.h");
         assert!(header.contains("#define IBP_SPAN_OFFSET_MASK 0xffffffffffull"));
