@@ -423,12 +423,16 @@ impl GpuEntry {
             Some((t, o)) => (t.device_ptr(&stream).0, o.device_ptr(&stream).0),
             None => (0, 0),
         };
-        let row_spans = match layout.row_spans() {
-            Some(spans) if row_spans_wanted(&layout) => {
-                Some(stream.clone_htod(&spans).map_err(|e| up("the row spans", e))?)
-            }
-            _ => None,
+        // (The spans are built only where they are wanted.)
+        let spans = if row_spans_wanted(&layout) {
+            layout.row_spans()
+        } else {
+            None
         };
+        let row_spans = spans
+            .map(|spans| stream.clone_htod(&spans))
+            .transpose()
+            .map_err(|e| up("the row spans", e))?;
         let row_spans_ptr = row_spans.as_ref().map_or(0, |s| s.device_ptr(&stream).0);
         stream.synchronize().map_err(GpuError::driver("finishing the upload"))?;
         let stage_bytes = stage_bytes(&layout, device.gather_smem_limit());

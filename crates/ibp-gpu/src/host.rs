@@ -123,8 +123,9 @@ pub struct HostKernels {
     payload: Aligned,
     /// Decode tables `ibp_build_tables` wrote for `ibp_gather`, and each chunk's offset in them.
     tables: Option<(Aligned, Vec<u64>)>,
-    /// The flat row index ([`EntryLayout::row_spans`]) where the layout allows one, as a
-    /// `GpuEntry` uploads it, and whether gathers pass it ([`HostKernels::set_row_spans`]).
+    /// The flat row index ([`EntryLayout::row_spans`]) wherever the layout allows one (a `GpuEntry`
+    /// uploads it for rows of >= 128 bytes, or on request; here always, so tests can run both of
+    /// `ibp_gather`'s lookups), and whether gathers pass it ([`HostKernels::set_row_spans`]).
     row_spans: Option<Vec<u64>>,
     use_row_spans: bool,
     stage_bytes: u32,

@@ -346,6 +346,19 @@ fn timed_checked_decode(
     t
 }
 
+/// `entry`'s gather of `rows` without its row spans (IBP_BENCH_AB_SPANS), the spans back on after.
+fn gather_without_spans<'a>(
+    entry: &'a GpuEntry,
+    rows: &CudaSlice<u64>,
+    out: &mut CudaSlice<u8>,
+    stream: &Arc<CudaStream>,
+) -> PendingDecode<'a> {
+    entry.set_row_spans(false);
+    let pending = entry.gather_device_rows(rows, out, stream).unwrap();
+    entry.set_row_spans(true);
+    pending
+}
+
 fn gbps(bytes: usize, secs: f64) -> f64 {
     bytes as f64 / secs / 1e9
 }
@@ -680,24 +693,17 @@ fn main() {
                 let which = other as usize;
                 match m {
                     0 => Some(ent_h.gather_device_rows(rows_d, &mut out, &stream).unwrap()),
-                    1 if ab_spans => {
-                        ent_h.set_row_spans(false);
-                        let p = ent_h.gather_device_rows(rows_d, &mut out, &stream).unwrap();
-                        ent_h.set_row_spans(true);
-                        Some(p)
-                    }
+                    1 if ab_spans => Some(gather_without_spans(&ent_h, rows_d, &mut out, &stream)),
                     1 => {
                         raw_gather(&dev, Source::Pinned(&raw), rb as u64, rows_d, &mut out, &stream).unwrap();
                         None
                     }
-                    5 => {
-                        // (IBP_BENCH_AB_SPANS: the re-laid entry without its row spans.)
-                        let entry = &relaid.as_ref().unwrap().1;
-                        entry.set_row_spans(false);
-                        let p = entry.gather_device_rows(rows_d, &mut out, &stream).unwrap();
-                        entry.set_row_spans(true);
-                        Some(p)
-                    }
+                    5 => Some(gather_without_spans(
+                        &relaid.as_ref().unwrap().1,
+                        rows_d,
+                        &mut out,
+                        &stream,
+                    )),
                     3 => Some(
                         relaid
                             .as_ref()
