@@ -2108,6 +2108,15 @@ __device__ __forceinline__ ibp_u32 build_pair_table(const ibp_u8* masks, ibp_u64
     return __syncthreads_and(no_multi) != 0 ? IBP_TABLE_NO_MULTI : 0u;
 }
 
+// IBP_TILE_CHUNK_CACHE: a block finds the chunk of its next tile without a search while the tile is in
+// the chunk of the one before. IBP_TILE_LEN_UNROLL: a thread's stored record lengths of a tile are
+// read with no early exit, their loads in flight together. (0: as before, A/B.)
+#ifndef IBP_TILE_CHUNK_CACHE
+#define IBP_TILE_CHUNK_CACHE 1
+#endif
+#ifndef IBP_TILE_LEN_UNROLL
+#define IBP_TILE_LEN_UNROLL 1
+#endif
 // The body of the ibp_decode_tiles* kernels (LEAN false: SHAPE is IBP_TILES_ANY or IBP_TILES_PAIRS)
 // and the ibp_decode_tiles_lean* kernels (LEAN true: the lean row decoder for rows of SHAPE,
 // IBP_LEAN_ANY or IBP_LEAN_MID).
@@ -2146,13 +2155,25 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
     const ibp_u64 run_begin = (ibp_u64)blockIdx.x * per_block;
     const ibp_u64 run_end = run_begin + per_block < total_tiles ? run_begin + per_block : (ibp_u64)total_tiles;
 #endif
+    // The chunk of the block's previous tile and the first tile after it (tiles of a run mostly share
+    // a chunk: the binary search's chain of dependent loads is made once per chunk, not per tile).
+    ibp_u32 run_chunk = ~0u, run_chunk_next = 0;
     for (ibp_u64 tile64 = run_begin; tile64 < run_end; tile64++) {
         const ibp_u32 tile = (ibp_u32)tile64;
-        // Chunk of the tile: last c with tile_starts[c] <= tile.
-        ibp_u32 lo = 0, hi = prm.chunk_count;
-        while (hi - lo > 1) {
-            ibp_u32 mid = (lo + hi) >> 1;
-            if (tile_starts[mid] <= tile) lo = mid; else hi = mid;
+        // Chunk of the tile: last c with tile_starts[c] <= tile (tiles increase along the run, so
+        // while tile < tile_starts[run_chunk + 1] it is still run_chunk: every later chunk starts
+        // at or after that tile).
+        ibp_u32 lo = 0;
+        if (IBP_TILE_CHUNK_CACHE && run_chunk != ~0u && tile < run_chunk_next) {
+            lo = run_chunk;
+        } else {
+            ibp_u32 hi = prm.chunk_count;
+            while (hi - lo > 1) {
+                ibp_u32 mid = (lo + hi) >> 1;
+                if (tile_starts[mid] <= tile) lo = mid; else hi = mid;
+            }
+            run_chunk = lo;
+            run_chunk_next = tile_starts[lo + 1];  // (tile_starts has chunk_count + 1 entries)
         }
         const IbpChunk& c = prm.chunks[lo];
         const ibp_u64 chunk_first = c.first_row, chunk_end = chunk_first + c.row_count;
@@ -2216,6 +2237,21 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
         const ibp_u32 my0 = threadIdx.x * per;
         ibp_u32 my_sum = 0;
         bool ok = true;
+#if IBP_TILE_LEN_UNROLL
+        // No early exit, so the (up to 4, tiles of <= 1024 rows) loads of a thread are in flight at once.
+#pragma unroll 4
+        for (ibp_u32 i = 0; i < per; i++) {
+            const ibp_u32 row = my0 + i;
+            if (row < nrows) {
+                const bool inside = stored_len_inside(c.lengths_offset, r0 + row, lb, prm.meta_size);
+                const ibp_u64 len = inside ? ((ibp_u64)c.length_base +
+                                              read_stored_len(prm.meta + c.lengths_offset + (r0 + row) * lb, lb)) << align_log2
+                                           : 0;
+                ok = ok && len != 0 && len <= c.raw_padded;
+                my_sum += ok ? (ibp_u32)len : 0u;
+            }
+        }
+#else
         for (ibp_u32 i = 0; i < per; i++) {
             const ibp_u32 row = my0 + i;
             if (row < nrows) {
@@ -2226,6 +2262,7 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
                 my_sum += (ibp_u32)len;
             }
         }
+#endif
         ibp_u32 x = my_sum;  // block exclusive scan of my_sum
 #pragma unroll
         for (int d = 1; d < 32; d <<= 1) {

@@ -37,8 +37,20 @@ def parse(path):
 
 
 def main():
-    args = [a for a in sys.argv[1:] if not a.startswith("--what")]
-    what = next((a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--what=")), "all")
+    argv, args, what = sys.argv[1:], [], "all"
+    i = 0
+    while i < len(argv):  # --what=X or --what X
+        a = argv[i]
+        if a.startswith("--what="):
+            what = a.split("=", 1)[1]
+        elif a == "--what" and i + 1 < len(argv):
+            what = argv[i + 1]
+            i += 1
+        elif "=" in a:
+            args.append(a)
+        else:
+            sys.exit(f"ab_compare: expected NAME=bench.log or --what X, got {a!r}")
+        i += 1
     runs = [(a.split("=", 1)[0], parse(a.split("=", 1)[1])) for a in args]
     names = [n for n, _ in runs]
     if what in ("gathers", "all"):
