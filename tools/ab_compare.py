@@ -2,6 +2,7 @@
 """Compare ibp-gpu-bench logs of several runs side by side (A/B of two builds or kernel options).
 
     python3 tools/ab_compare.py NAME=bench.log [NAME=bench.log ...] [--what gathers|queued|decode|all]
+    (--what=X works too)
 
 For each dataset header ("## name N B rows, A=.."): gathers = IBP zc / raw zc and IBP zc / ideal per
 batch size (from the "batch N:" lines); queued = the launch-cost table's queued IBP time in us;
@@ -36,22 +37,39 @@ def parse(path):
     return gathers, decode, queued
 
 
-def main():
-    argv, args, what = sys.argv[1:], [], "all"
+WHATS = ("gathers", "queued", "decode", "all")
+
+
+def parse_args(argv):
+    """(runs as [(name, log path)], what) from NAME=bench.log arguments and --what=X or --what X."""
+    runs, what = [], "all"
     i = 0
-    while i < len(argv):  # --what=X or --what X
+    while i < len(argv):
         a = argv[i]
         if a.startswith("--what="):
             what = a.split("=", 1)[1]
         elif a == "--what" and i + 1 < len(argv):
             what = argv[i + 1]
             i += 1
-        elif "=" in a:
-            args.append(a)
+        elif "=" in a and not a.startswith("-"):
+            name, path = a.split("=", 1)
+            runs.append((name, path))
         else:
-            sys.exit(f"ab_compare: expected NAME=bench.log or --what X, got {a!r}")
+            raise ValueError(f"expected NAME=bench.log or --what X, got {a!r}")
         i += 1
-    runs = [(a.split("=", 1)[0], parse(a.split("=", 1)[1])) for a in args]
+    if what not in WHATS:
+        raise ValueError(f"--what takes one of {', '.join(WHATS)}, got {what!r}")
+    if not runs:
+        raise ValueError("no NAME=bench.log given")
+    return runs, what
+
+
+def main():
+    try:
+        named, what = parse_args(sys.argv[1:])
+    except ValueError as e:
+        sys.exit(f"ab_compare: {e}")
+    runs = [(name, parse(path)) for name, path in named]
     names = [n for n, _ in runs]
     if what in ("gathers", "all"):
         print("IBP zc / raw zc, then IBP zc / ideal, per run:", " ".join(names))

@@ -48,5 +48,19 @@ class ParseTest(unittest.TestCase):
         self.assertEqual(len(queued), 1)
 
 
+class ArgsTest(unittest.TestCase):
+    def test_what_with_a_space_or_an_equals_sign(self):
+        runs, what = ab.parse_args(["a=x.log", "--what", "decode", "b=y.log"])
+        self.assertEqual(runs, [("a", "x.log"), ("b", "y.log")])
+        self.assertEqual(what, "decode")
+        self.assertEqual(ab.parse_args(["a=x.log", "--what=queued"])[1], "queued")
+        self.assertEqual(ab.parse_args(["a=x.log"])[1], "all")
+
+    def test_rejects_what_it_cannot_use(self):
+        for argv in (["a=x.log", "--what", "nothing"], ["x.log"], [], ["--what", "decode"]):
+            with self.assertRaises(ValueError):
+                ab.parse_args(argv)
+
+
 if __name__ == "__main__":
     unittest.main()
