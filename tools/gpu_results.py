@@ -168,6 +168,22 @@ def grab(text: str, pattern: str, default: str = "not in this run", first: bool 
     return (m[0] if first else m[-1]) if m else default
 
 
+def test_summary(tests):
+    """The lines that name each test binary's result in a tests.log of tools/gpu-run.sh."""
+    results = [(m.group(1), m.group(2), int(m.group(3))) for m in re.finditer(
+        r"=== \.devrun/tests/(\S+)\n(?:.*\n)*?test result: ((?:ok|FAILED)\. (\d+) passed; \d+ failed)", tests)]
+    # Binaries with no test in this build (the CPU-run kernels' tests need the `host-kernels` feature
+    # and run in CI; the bench binary's own test harness) are named apart, not counted as GPU tests.
+    lines = [f"`{name}`: {text}" for name, text, passed in results if passed > 0 or "FAILED" in text]
+    empty = [f"`{name}`" for name, text, passed in results if passed == 0 and "FAILED" not in text]
+    if empty:
+        lines.append("no tests in this build: " + ", ".join(empty))
+    not_here = re.findall(r"=== not run here: \.devrun/tests/(\S+) \(([^)]*)\)", tests)
+    if not_here:
+        lines.append("not run on the device: " + ", ".join(f"`{name}` ({why})" for name, why in not_here))
+    return lines
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("out", type=Path)
@@ -186,14 +202,7 @@ def main() -> int:
         print(f"{a.out}/bench.log has no tables", file=sys.stderr)
         return 1
     dev_lines = device.strip().splitlines()
-    results = [(m.group(1), m.group(2), int(m.group(3))) for m in re.finditer(
-        r"=== \.devrun/tests/(\S+)\n(?:.*\n)*?test result: ((?:ok|FAILED)\. (\d+) passed; \d+ failed)", tests)]
-    # Binaries with no test in this build (the CPU-run kernels' tests need the `host-kernels` feature
-    # and run in CI; the bench binary's own test harness) are named apart, not counted as GPU tests.
-    test_lines = [f"`{name}`: {text}" for name, text, passed in results if passed > 0 or "FAILED" in text]
-    empty = [f"`{name}`" for name, text, passed in results if passed == 0 and "FAILED" not in text]
-    if empty:
-        test_lines.append("no tests in this build: " + ", ".join(empty))
+    test_lines = test_summary(tests)
     head = [l for l in bench.splitlines() if l.startswith(("device ", "kernel ", "pinned "))]
     out = [
         "# GPU decoder results (H200)",

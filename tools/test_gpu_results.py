@@ -123,5 +123,23 @@ class Targets(unittest.TestCase):
             self.assertTrue(line.rstrip().endswith("| yes |"), line)
 
 
+class TestSummaryTest(unittest.TestCase):
+    def test_names_results_empty_binaries_and_the_ones_not_run(self):
+        log = (
+            "=== .devrun/tests/gpu_decode\nrunning 2 tests\ntest result: ok. 2 passed; 0 failed; 0 ignored\n"
+            "=== .devrun/tests/gpu_decode exit 0\n"
+            "=== .devrun/tests/host_kernels\ntest result: ok. 0 passed; 0 failed; 0 ignored\n"
+            "=== not run here: .devrun/tests/nvrtc_compile (NVRTC alone, no GPU: CI runs it)\n"
+        )
+        self.assertEqual(
+            gr.test_summary(log),
+            [
+                "`gpu_decode`: ok. 2 passed; 0 failed",
+                "no tests in this build: `host_kernels`",
+                "not run on the device: `nvrtc_compile` (NVRTC alone, no GPU: CI runs it)",
+            ],
+        )
+
+
 if __name__ == "__main__":
     unittest.main()
