@@ -78,6 +78,8 @@ const AB_SWITCHES: [&[&str]; 3] = [
         "-DIBP_LEAN_THREAD_ROWS=0",
         "-DIBP_LEAN_THREAD_BYTES=0",
         "-DIBP_GATHER_SPANS=0",
+        "-DIBP_TILE_CHUNK_CACHE=0",
+        "-DIBP_TILE_LEN_UNROLL=0",
     ],
     &[
         "-DIBP_LEAN_HOIST=2",
@@ -85,6 +87,7 @@ const AB_SWITCHES: [&[&str]; 3] = [
         "-DIBP_LEAN_LANE_BYTES=16",
         "-DIBP_LEAN_THREAD_A1_ONLY=1",
         "-DIBP_SLICE_RAW_VECS=0",
+        "-DIBP_TILE_EARLY_NEXT=1",
     ],
     &["-DIBP_LEAN_HOIST=4"],
 ];
