@@ -2198,7 +2198,8 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
         const ibp_u32 G = c.group_count, n = c.words_per_row, wb = c.word_bytes;
         const ibp_u64 words_bytes = (ibp_u64)G * n * wb;
         const bool meta_ok = c.masks_offset <= prm.meta_size && 2 * words_bytes <= prm.meta_size - c.masks_offset;
-        // 0. Tables of the chunk's positions (the previous tile's rows are done: barrier at loop end).
+        // 0. Tables of the chunk's positions (the previous tile's rows are done: the barrier at the loop's
+        // end, or with IBP_TILE_EARLY_NEXT the one below).
         if (lo != table_chunk) {
             if (IBP_TILE_EARLY_NEXT) __syncthreads();  // warps may still decode with the old table
             table_chunk = lo;
