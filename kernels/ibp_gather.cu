@@ -2117,16 +2117,6 @@ __device__ __forceinline__ ibp_u32 build_pair_table(const ibp_u8* masks, ibp_u64
 #ifndef IBP_TILE_LEN_UNROLL
 #define IBP_TILE_LEN_UNROLL 1
 #endif
-// IBP_TILE_EARLY_NEXT=1 (A/B, not yet measured; GPU_NOTES entry 52): no barrier at the end of a tile,
-// so a warp done with its rows goes on to the next tile's chunk, anchor and record lengths (global
-// loads, the block scan's first half) while the others still decode; the block meets at the scan's
-// barrier before anything a decoding warp reads is rewritten (tile buffer, offsets: after that
-// barrier), and before a new chunk's table is built. Every read of s_tile_start, s_warp_sums and
-// s_bad_tile for a tile comes before the barrier that precedes its decode, so the next tile's writes
-// to them cannot overtake it. 0: a barrier ends every tile (as before).
-#ifndef IBP_TILE_EARLY_NEXT
-#define IBP_TILE_EARLY_NEXT 0
-#endif
 // The body of the ibp_decode_tiles* kernels (LEAN false: SHAPE is IBP_TILES_ANY or IBP_TILES_PAIRS)
 // and the ibp_decode_tiles_lean* kernels (LEAN true: the lean row decoder for rows of SHAPE,
 // IBP_LEAN_ANY or IBP_LEAN_MID).
@@ -2198,10 +2188,8 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
         const ibp_u32 G = c.group_count, n = c.words_per_row, wb = c.word_bytes;
         const ibp_u64 words_bytes = (ibp_u64)G * n * wb;
         const bool meta_ok = c.masks_offset <= prm.meta_size && 2 * words_bytes <= prm.meta_size - c.masks_offset;
-        // 0. Tables of the chunk's positions (the previous tile's rows are done: the barrier at the loop's
-        // end, or with IBP_TILE_EARLY_NEXT the one below).
+        // 0. Tables of the chunk's positions (the previous tile's rows are done: barrier at loop end).
         if (lo != table_chunk) {
-            if (IBP_TILE_EARLY_NEXT) __syncthreads();  // warps may still decode with the old table
             table_chunk = lo;
             const ibp_u64 entries = (ibp_u64)G * n;
             table_ok = G >= 1 && entries >= 1 && meta_ok && entries <= table_entries &&
@@ -2450,7 +2438,7 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
                 default: decode_tile_rows<8>(prm, t, warp, lane); break;
             }
         }
-        if (!IBP_TILE_EARLY_NEXT) __syncthreads();  // the tile buffer, offsets and table are reused
+        __syncthreads();  // the tile buffer, offsets and table are reused
     }
 }
 

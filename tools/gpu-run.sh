@@ -64,7 +64,9 @@ status=0
 if [ "${IBP_SKIP_TESTS:-0}" != 1 ]; then
     for t in "$D"/tests/*; do
         if [[ " ${IBP_DEVICE_SKIP_TESTS-nvrtc_compile} " == *" $(basename "$t") "* ]]; then
-            echo "=== not run here: $t (NVRTC alone, no GPU: CI runs it)" | tee -a "$OUT/tests.log"
+            why="named in IBP_DEVICE_SKIP_TESTS"
+            [ "$(basename "$t")" = nvrtc_compile ] && why="$why; NVRTC alone, no GPU: CI runs it"
+            echo "=== not run here: $t ($why)" | tee -a "$OUT/tests.log"
             continue
         fi
         echo "=== $t" | tee -a "$OUT/tests.log"

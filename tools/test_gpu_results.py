@@ -129,14 +129,16 @@ class TestSummaryTest(unittest.TestCase):
             "=== .devrun/tests/gpu_decode\nrunning 2 tests\ntest result: ok. 2 passed; 0 failed; 0 ignored\n"
             "=== .devrun/tests/gpu_decode exit 0\n"
             "=== .devrun/tests/host_kernels\ntest result: ok. 0 passed; 0 failed; 0 ignored\n"
-            "=== not run here: .devrun/tests/nvrtc_compile (NVRTC alone, no GPU: CI runs it)\n"
+            "=== not run here: .devrun/tests/nvrtc_compile (named in IBP_DEVICE_SKIP_TESTS; NVRTC alone, no GPU: CI runs it)\n"
+            "=== not run here: .devrun/tests/fuzz_replay_gpu (named in IBP_DEVICE_SKIP_TESTS)\n"
         )
         self.assertEqual(
             gr.test_summary(log),
             [
                 "`gpu_decode`: ok. 2 passed; 0 failed",
                 "no tests in this build: `host_kernels`",
-                "not run on the device: `nvrtc_compile` (NVRTC alone, no GPU: CI runs it)",
+                "not run on the device: `nvrtc_compile` (named in IBP_DEVICE_SKIP_TESTS; NVRTC alone, no GPU: CI runs it), "
+                "`fuzz_replay_gpu` (named in IBP_DEVICE_SKIP_TESTS)",
             ],
         )
 
