@@ -7,7 +7,7 @@
 #   (tools/gpu-ab.sh runs the decode-only part once with other kernel defines, for A/Bs)
 #
 # Environment on the GPU machine: IBP_RUN_MEMCHECK=0 skips compute-sanitizer's memcheck and initcheck;
-# IBP_RUN_RACECHECK=1 adds its racecheck and synccheck on the tile-kernel tests; IBP_SKIP_BENCH=1 and
+# IBP_RUN_RACECHECK=1 adds its racecheck and synccheck on the tile-kernel tests (IBP_RACECHECK_TIMEOUT s each, 300); IBP_SKIP_BENCH=1 and
 # IBP_SKIP_TESTS=1 skip those parts (the tests include the conformance vectors); IBP_BENCH_BIN runs another bench binary (an A/B baseline built
 # from an older commit). Test binaries run with IBP_REQUIRE_GPU=1 and
 # IBP_REQUIRE_NVRTC=1, so a missing driver or NVRTC fails instead of skipping. Test binaries named in
@@ -100,8 +100,9 @@ fi
 if [ "${IBP_SKIP_TESTS:-0}" != 1 ] && [ "${IBP_RUN_RACECHECK:-0}" = 1 ] && command -v compute-sanitizer >/dev/null; then
     # Shared-memory hazards and barrier misuse in the tile kernels (with IBP_KERNEL_DEFINES as set, e.g.
     # an A/B switch that moves a barrier): racecheck and synccheck on the tile-kernel decode tests.
+    # (racecheck takes about 200 s over these three tests on the H200, synccheck 35 s: GPU_NOTES entry 53.)
     for tool in racecheck synccheck; do
-        timeout ${IBP_SANITIZER_TIMEOUT:-90} compute-sanitizer --tool $tool --error-exitcode 9 \
+        timeout ${IBP_RACECHECK_TIMEOUT:-300} compute-sanitizer --tool $tool --error-exitcode 9 \
             "$D/tests/gpu_decode" --test-threads=1 rows_through_the_lean_tile_kernel uniform_field_lengths \
             mixed_word_widths 2>&1 | tee "$OUT/$tool.log" | tail -n 8
         echo "$tool exit ${PIPESTATUS[0]}" | tee -a "$OUT/$tool.log"
