@@ -1978,44 +1978,6 @@ __device__ __forceinline__ typename Word<WB>::R slice_word(const ibp_u32* w, ibp
     return word;
 }
 
-// Words j0 .. j0 + 16/WB - 1 of a lane's slice (slice_word each) as one 16-byte output vector.
-template <int WB, bool MULTI>
-__device__ __forceinline__ uint4 slice_vec(const ibp_u32* w, ibp_u32 base, ibp_u32& pos, ibp_u32 total_bits,
-                                           ibp_u32 pbits, ibp_u32 j0, const uint4* tm_g, const uint4* ti_g) {
-    uint4 acc = make_uint4(0u, 0u, 0u, 0u);
-#pragma unroll
-    for (ibp_u32 k = 0; k < 16 / WB; k++)
-        vec_put<WB>(acc, k, slice_word<WB, MULTI>(w, base, pos, total_bits, pbits, j0 + k, tm_g, ti_g));
-    return acc;
-}
-
-// IBP_SLICE_SECTOR_STORES: a warp's 32 rows of 64 bytes, a row per lane, are stored a 32-byte sector
-// per lane pair (store_half64_by_sector) instead of 16 bytes per lane 64 bytes apart, which made each
-// store instruction write 32 half sectors. 0: each lane stores its own row (as before).
-#ifndef IBP_SLICE_SECTOR_STORES
-#define IBP_SLICE_SECTOR_STORES 1
-#endif
-
-__device__ __forceinline__ uint4 shfl_xor_vec(uint4 v, ibp_u32 m) {
-    return make_uint4(__shfl_xor_sync(FULL_MASK, v.x, m), __shfl_xor_sync(FULL_MASK, v.y, m),
-                      __shfl_xor_sync(FULL_MASK, v.z, m), __shfl_xor_sync(FULL_MASK, v.w, m));
-}
-
-// Stores half h (bytes 32h .. 32h + 31: vectors lo, hi) of the 64-byte rows of a lane pair, lane 2i's
-// row at out and lane 2i+1's at out + 64 (`mine`, `theirs`: this lane's and its neighbour's row is
-// stored), so that each store instruction writes whole 32-byte sectors: the pair writes row 2i's
-// half, then row 2i+1's, after lane 2i has traded its hi for lane 2i+1's lo (one 16-byte shuffle).
-// Every lane of the warp calls it.
-__device__ __forceinline__ void store_half64_by_sector(ibp_u8* out, ibp_u32 h, uint4 lo, uint4 hi, bool mine, bool theirs,
-                                                       ibp_u32 lane) {
-    const ibp_u32 odd = lane & 1u;
-    const uint4 traded = shfl_xor_vec(odd ? lo : hi, 1);  // lane 2i: 2i+1's lo; lane 2i+1: 2i's hi
-    uint4* const row_even = (uint4*)out + 2 * h;
-    uint4* const row_odd = row_even + 4;
-    if (odd ? theirs : mine) row_even[odd] = odd ? traded : lo;
-    if (odd ? mine : theirs) row_odd[odd] = odd ? hi : traded;
-}
-
 template <int WB, bool MULTI>
 __device__ __forceinline__ void slice_tile_rows(const IbpGatherParams& prm, const TileCtx& t, ibp_u32 warp, ibp_u32 lane) {
     typedef typename Word<WB>::T Stored;
@@ -2065,26 +2027,7 @@ __device__ __forceinline__ void slice_tile_rows(const IbpGatherParams& prm, cons
         }
         const ibp_u32 start = raw ? 0u : n;
         ibp_u32 pos = start + x - bits;
-        if (IBP_SLICE_SECTOR_STORES && K == 1 && row_bytes == 64 && vec_out) {
-            // (K == 1: the lanes' rows are row0 .. row0 + 31, n * WB == 64; warp-uniform.)
-            ibp_u8* const pair_out = out0 + (row0 + (lane & ~1u)) * 64ull;
-            const bool theirs = __shfl_xor_sync(FULL_MASK, (ibp_u32)valid, 1) != 0;
-            const bool raw_vecs = valid && IBP_SLICE_RAW_VECS && raw && ((base >> 3) & 15u) == 0;
-            const uint4* const from = (const uint4*)((const ibp_u8*)w + (base >> 3));
-#pragma unroll
-            for (ibp_u32 h = 0; h < 2; h++) {
-                uint4 lo = make_uint4(0u, 0u, 0u, 0u), hi = lo;
-                if (raw_vecs) {
-                    lo = from[2 * h];
-                    hi = from[2 * h + 1];
-                } else if (valid) {
-                    lo = slice_vec<WB, MULTI>(w, base, pos, total_bits, pbits, 2 * h * per_vec, tm_g, ti_g);
-                    hi = slice_vec<WB, MULTI>(w, base, pos, total_bits, pbits, (2 * h + 1) * per_vec, tm_g, ti_g);
-                }
-                store_half64_by_sector(pair_out, h, lo, hi, valid, theirs, lane);
-            }
-            if (raw_vecs) pos += 64 * 8;
-        } else if (valid) {
+        if (valid) {
             ibp_u8* const dst = out0 + row * (ibp_u64)row_bytes;
             if (IBP_SLICE_RAW_VECS && raw && vec_out && ((base >> 3) & 15u) == 0) {
                 // Bytes j*WB .. of a raw record are the row's: the slice's vectors as they are.
@@ -2092,8 +2035,13 @@ __device__ __forceinline__ void slice_tile_rows(const IbpGatherParams& prm, cons
                 for (ibp_u32 v = jb * WB / 16; v < je * WB / 16; v++) ((uint4*)dst)[v] = from[v];
                 pos += (je - jb) * W;
             } else if (vec_out) {
-                for (ibp_u32 j0 = jb; j0 < je; j0 += per_vec)
-                    *(uint4*)(dst + j0 * WB) = slice_vec<WB, MULTI>(w, base, pos, total_bits, pbits, j0, tm_g, ti_g);
+                for (ibp_u32 j0 = jb; j0 < je; j0 += per_vec) {
+                    uint4 acc = make_uint4(0u, 0u, 0u, 0u);
+#pragma unroll
+                    for (ibp_u32 k = 0; k < per_vec; k++)
+                        vec_put<WB>(acc, k, slice_word<WB, MULTI>(w, base, pos, total_bits, pbits, j0 + k, tm_g, ti_g));
+                    *(uint4*)(dst + j0 * WB) = acc;
+                }
             } else {
                 for (ibp_u32 j = jb; j < je; j++)
                     ((Stored*)dst)[j] = (Stored)slice_word<WB, MULTI>(w, base, pos, total_bits, pbits, j, tm_g, ti_g);

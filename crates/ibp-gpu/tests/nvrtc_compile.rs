@@ -80,7 +80,6 @@ const AB_SWITCHES: [&[&str]; 3] = [
         "-DIBP_GATHER_SPANS=0",
         "-DIBP_TILE_CHUNK_CACHE=0",
         "-DIBP_TILE_LEN_UNROLL=0",
-        "-DIBP_SLICE_SECTOR_STORES=0",
     ],
     &[
         "-DIBP_LEAN_HOIST=2",
