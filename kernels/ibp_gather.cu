@@ -1965,16 +1965,73 @@ __device__ __forceinline__ void vec_put(uint4& acc, ibp_u32 k, typename Word<WB>
     }
 }
 
+// IBP_SLICE_BITBUF: a lane reads its slice's fields from a window of its stream held in registers
+// (SliceWindow: 2 words, 3 for 64-bit words), moved forward a word at a time as fields are
+// consumed, instead of two shared-memory words per 32 stream bits of every field (sbits32): a row of
+// 32 16-bit words then takes about one shared-memory read per 32 bits of its record, not 64.
+// 0: every field read by sbits32 (as before).
+#ifndef IBP_SLICE_BITBUF
+#define IBP_SLICE_BITBUF 1
+#endif
+
+// A lane's window on the shared-memory stream w: words at/32 .. at/32 + N - 1 (N = 2, or 3 for
+// 64-bit words, whose field's second piece starts at most 32 bits after the field: second_piece),
+// at a multiple of 32 with at <= the next field's start < at + 32. Its reads never go past the word
+// sbits32 would read for the same field's last piece, so the tile's 16-byte tail covers them.
+template <int WB>
+struct SliceWindow {
+    static const int N = WB == 8 ? 3 : 2;
+    ibp_u32 b[N];
+    ibp_u32 at;
+    // Opens the window on stream bit s.
+    __device__ __forceinline__ void open(const ibp_u32* w, ibp_u32 s) {
+        at = s & ~31u;
+#pragma unroll
+        for (int i = 0; i < N; i++) b[i] = w[(at >> 5) + i];
+    }
+    // The 32 stream bits from bit at + o, o < 32 * (N - 1).
+    __device__ __forceinline__ ibp_u32 bits(ibp_u32 o) const {
+        if (N == 2) return __funnelshift_r(b[0], b[1], o);
+        const bool second = o >= 32u;
+        return __funnelshift_r(second ? b[1] : b[0], second ? b[2 % N] : b[1], o & 31u);
+    }
+    // Moves the window on to stream bit s, at <= s < at + 32 + W (one field, at most W bits, past
+    // the window's field): one step for words of up to 32 bits, two for 64-bit words.
+    __device__ __forceinline__ void advance(const ibp_u32* w, ibp_u32 s) {
+#pragma unroll
+        for (int step = 0; step < (WB == 8 ? 2 : 1); step++) {
+            if (s - at >= 32u) {
+#pragma unroll
+                for (int i = 0; i + 1 < N; i++) b[i] = b[i + 1];
+                at += 32;
+                b[N - 1] = w[(at >> 5) + N - 1];
+            }
+        }
+    }
+};
+
 // One word of a lane's slice: the field at stream bit base + pos (read at the record's end when a
-// corrupt record puts it past it), entry j of the row's group; advances pos by the field's length.
+// corrupt record puts it past it), entry j of the row's group; advances pos by the field's length
+// (and, IBP_SLICE_BITBUF, the window win, open on bit base + min(pos, total_bits)).
 template <int WB, bool MULTI>
 __device__ __forceinline__ typename Word<WB>::R slice_word(const ibp_u32* w, ibp_u32 base, ibp_u32& pos,
                                                            ibp_u32 total_bits, ibp_u32 pbits, ibp_u32 j,
-                                                           const uint4* tm_g, const uint4* ti_g) {
+                                                           const uint4* tm_g, const uint4* ti_g,
+                                                           SliceWindow<WB>& win) {
     const bool p = (pbits >> j) & 1u;
     const uint4 tm = tm_g[j], ti = ti_g[j];
-    const typename Word<WB>::R word = table_word<WB, MULTI>(w, base + min(pos, total_bits), p, tm, ti);
+    const ibp_u32 s = base + min(pos, total_bits);
+    typename Word<WB>::R word;
+    if (IBP_SLICE_BITBUF) {
+        const ibp_u32 o = s - win.at;
+        const ibp_u32 xl = win.bits(o);
+        const ibp_u32 xh = WB == 8 ? win.bits(o + second_piece<WB, MULTI>(p, ti)) : 0u;
+        word = table_word_bits<WB, MULTI>(xl, xh, p, tm, ti);
+    } else {
+        word = table_word<WB, MULTI>(w, s, p, tm, ti);
+    }
     pos += p ? (ti.w & 127u) : (ibp_u32)(WB * 8);
+    if (IBP_SLICE_BITBUF) win.advance(w, base + min(pos, total_bits));
     return word;
 }
 
@@ -2034,17 +2091,21 @@ __device__ __forceinline__ void slice_tile_rows(const IbpGatherParams& prm, cons
                 const uint4* const from = (const uint4*)((const ibp_u8*)w + (base >> 3));
                 for (ibp_u32 v = jb * WB / 16; v < je * WB / 16; v++) ((uint4*)dst)[v] = from[v];
                 pos += (je - jb) * W;
-            } else if (vec_out) {
-                for (ibp_u32 j0 = jb; j0 < je; j0 += per_vec) {
-                    uint4 acc = make_uint4(0u, 0u, 0u, 0u);
-#pragma unroll
-                    for (ibp_u32 k = 0; k < per_vec; k++)
-                        vec_put<WB>(acc, k, slice_word<WB, MULTI>(w, base, pos, total_bits, pbits, j0 + k, tm_g, ti_g));
-                    *(uint4*)(dst + j0 * WB) = acc;
-                }
             } else {
-                for (ibp_u32 j = jb; j < je; j++)
-                    ((Stored*)dst)[j] = (Stored)slice_word<WB, MULTI>(w, base, pos, total_bits, pbits, j, tm_g, ti_g);
+                SliceWindow<WB> win;
+                if (IBP_SLICE_BITBUF) win.open(w, base + min(pos, total_bits));
+                if (vec_out) {
+                    for (ibp_u32 j0 = jb; j0 < je; j0 += per_vec) {
+                        uint4 acc = make_uint4(0u, 0u, 0u, 0u);
+#pragma unroll
+                        for (ibp_u32 k = 0; k < per_vec; k++)
+                            vec_put<WB>(acc, k, slice_word<WB, MULTI>(w, base, pos, total_bits, pbits, j0 + k, tm_g, ti_g, win));
+                        *(uint4*)(dst + j0 * WB) = acc;
+                    }
+                } else {
+                    for (ibp_u32 j = jb; j < je; j++)
+                        ((Stored*)dst)[j] = (Stored)slice_word<WB, MULTI>(w, base, pos, total_bits, pbits, j, tm_g, ti_g, win);
+                }
             }
         }
         // T (a raw record: row_bytes * 8): the end of the segment's last slice.
