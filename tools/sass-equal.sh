@@ -5,6 +5,7 @@
 # removed. A kernel refactor that passes needs no new GPU run: the device executes the same code.
 #
 #   eval "$(bash tools/ci-nvrtc.sh)"; NVDISASM=/path/to/nvdisasm bash tools/sass-equal.sh [REV]   # REV: HEAD
+# Where a cubin differs, each kernel (function) is named same or differs.
 set -euo pipefail
 rev="${1:-HEAD}"
 nvdisasm="${NVDISASM:-$(command -v nvdisasm || true)}"
@@ -27,8 +28,23 @@ for cubin in "$tmp"/work/*.cubin; do
     if cmp -s "$tmp/base-$name.sass" "$tmp/work-$name.sass"; then
         echo "$name: same SASS as $rev ($(wc -l <"$tmp/work-$name.sass") lines)"
     else
-        echo "$name: SASS differs from $rev:"
-        diff "$tmp/base-$name.sass" "$tmp/work-$name.sass" | head -n 20
+        echo "$name: SASS differs from $rev; per kernel:"
+        python3 - "$tmp/base-$name.sass" "$tmp/work-$name.sass" <<'PY'
+import re, sys
+def kernels(path):
+    out, cur = {}, None
+    for line in open(path):
+        m = re.match(r"\s*\.text\.(\S+):", line)
+        if m:
+            cur = out.setdefault(m.group(1), [])
+        elif cur is not None:
+            cur.append(line)
+    return out
+base, work = kernels(sys.argv[1]), kernels(sys.argv[2])
+for k in sorted(set(base) | set(work)):
+    same = base.get(k) == work.get(k)
+    print(f"  {k}: {'same' if same else 'differs'} ({len(base.get(k, []))} -> {len(work.get(k, []))} lines)")
+PY
         status=1
     fi
 done
