@@ -1969,7 +1969,7 @@ __device__ __forceinline__ void vec_put(uint4& acc, ibp_u32 k, typename Word<WB>
 // (SliceWindow: 2 words, 3 for 64-bit words), moved forward a word at a time as fields are
 // consumed, instead of two shared-memory words per 32 stream bits of every field (sbits32): a row of
 // 32 16-bit words then takes about one shared-memory read per 32 bits of its record, not 64.
-// 0: every field read by sbits32 (as before).
+// 0: every field read by sbits32 (as before); 2: the window for words of up to 32 bits only.
 #ifndef IBP_SLICE_BITBUF
 #define IBP_SLICE_BITBUF 1
 #endif
@@ -2010,6 +2010,12 @@ struct SliceWindow {
     }
 };
 
+// Whether the thread path of WB-byte words reads through a SliceWindow (IBP_SLICE_BITBUF).
+template <int WB>
+__device__ __forceinline__ constexpr bool slice_window_on() {
+    return IBP_SLICE_BITBUF == 1 || (IBP_SLICE_BITBUF == 2 && WB < 8);
+}
+
 // One word of a lane's slice: the field at stream bit base + pos (read at the record's end when a
 // corrupt record puts it past it), entry j of the row's group; advances pos by the field's length
 // (and, IBP_SLICE_BITBUF, the window win, open on bit base + min(pos, total_bits)).
@@ -2022,7 +2028,7 @@ __device__ __forceinline__ typename Word<WB>::R slice_word(const ibp_u32* w, ibp
     const uint4 tm = tm_g[j], ti = ti_g[j];
     const ibp_u32 s = base + min(pos, total_bits);
     typename Word<WB>::R word;
-    if (IBP_SLICE_BITBUF) {
+    if (slice_window_on<WB>()) {
         const ibp_u32 o = s - win.at;
         const ibp_u32 xl = win.bits(o);
         const ibp_u32 xh = WB == 8 ? win.bits(o + second_piece<WB, MULTI>(p, ti)) : 0u;
@@ -2031,7 +2037,7 @@ __device__ __forceinline__ typename Word<WB>::R slice_word(const ibp_u32* w, ibp
         word = table_word<WB, MULTI>(w, s, p, tm, ti);
     }
     pos += p ? (ti.w & 127u) : (ibp_u32)(WB * 8);
-    if (IBP_SLICE_BITBUF) win.advance(w, base + min(pos, total_bits));
+    if (slice_window_on<WB>()) win.advance(w, base + min(pos, total_bits));
     return word;
 }
 
@@ -2093,7 +2099,7 @@ __device__ __forceinline__ void slice_tile_rows(const IbpGatherParams& prm, cons
                 pos += (je - jb) * W;
             } else {
                 SliceWindow<WB> win;
-                if (IBP_SLICE_BITBUF) win.open(w, base + min(pos, total_bits));
+                if (slice_window_on<WB>()) win.open(w, base + min(pos, total_bits));
                 if (vec_out) {
                     for (ibp_u32 j0 = jb; j0 < je; j0 += per_vec) {
                         uint4 acc = make_uint4(0u, 0u, 0u, 0u);
