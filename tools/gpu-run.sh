@@ -4,10 +4,13 @@
 #   tools/gpu-run.sh --prepare            # here (has Rust): build release test binaries and the bench,
 #                                         # copy them (stripped) and bench/data/gpu-pack into .devrun/
 #   bash tools/gpu-run.sh [bench flags]   # on the GPU machine (no Rust): run them, logs under $OUT
-#   (tools/gpu-ab.sh runs the decode-only part once with other kernel defines, for A/Bs)
+#   (tools/gpu-ab.sh runs the decode-only part once with other kernel defines, for A/Bs;
+#   tools/gpu-ab-pair.sh times two such builds interleaved twice and compares them)
 #
 # Environment on the GPU machine: IBP_RUN_MEMCHECK=0 skips compute-sanitizer's memcheck and initcheck;
-# IBP_RUN_RACECHECK=1 adds its racecheck and synccheck on the tile-kernel tests (IBP_RACECHECK_TIMEOUT s each, 300); IBP_SKIP_BENCH=1 and
+# IBP_RUN_RACECHECK=1 adds its racecheck and synccheck on the tile-kernel tests (IBP_RACECHECK_TIMEOUT s each, 300;
+# IBP_RACECHECK_TESTS: the gpu_decode test filters, default the three tile-kernel tests; it runs even with
+# IBP_SKIP_TESTS=1, so IBP_SKIP_TESTS=1 IBP_SKIP_BENCH=1 IBP_RUN_RACECHECK=1 runs it alone); IBP_SKIP_BENCH=1 and
 # IBP_SKIP_TESTS=1 skip those parts (the tests include the conformance vectors); IBP_BENCH_BIN runs another bench binary (an A/B baseline built
 # from an older commit). Test binaries run with IBP_REQUIRE_GPU=1 and
 # IBP_REQUIRE_NVRTC=1, so a missing driver or NVRTC fails instead of skipping. Test binaries named in
@@ -57,7 +60,7 @@ export IBP_REQUIRE_GPU=1 IBP_REQUIRE_NVRTC=1 IBP_DATA_DIR="$D/data"
 {
     date -u
     nvidia-smi --query-gpu=name,driver_version,pcie.link.gen.current,pcie.link.width.current,clocks.sm,clocks.mem --format=csv
-    echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
+    echo "LD_LIBRARY_PATH=${LD_LIBRARY_PATH-}"
 } 2>&1 | tee "$OUT/device.txt"
 
 status=0
@@ -97,15 +100,18 @@ if [ "${IBP_SKIP_TESTS:-0}" != 1 ] && [ "${IBP_RUN_MEMCHECK:-1}" = 1 ] && comman
         echo "$tool (fuzz replay) exit ${PIPESTATUS[0]}" | tee -a "$OUT/replay-$tool.log"
     done
 fi
-if [ "${IBP_SKIP_TESTS:-0}" != 1 ] && [ "${IBP_RUN_RACECHECK:-0}" = 1 ] && command -v compute-sanitizer >/dev/null; then
+if [ "${IBP_RUN_RACECHECK:-0}" = 1 ] && command -v compute-sanitizer >/dev/null; then
     # Shared-memory hazards and barrier misuse in the tile kernels (with IBP_KERNEL_DEFINES as set, e.g.
     # an A/B switch that moves a barrier): racecheck and synccheck on the tile-kernel decode tests.
     # (racecheck takes about 200 s over these three tests on the H200, synccheck 35 s: GPU_NOTES entry 53.)
     for tool in racecheck synccheck; do
         timeout ${IBP_RACECHECK_TIMEOUT:-300} compute-sanitizer --tool $tool --error-exitcode 9 \
-            "$D/tests/gpu_decode" --test-threads=1 rows_through_the_lean_tile_kernel uniform_field_lengths \
-            mixed_word_widths 2>&1 | tee "$OUT/$tool.log" | tail -n 8
-        echo "$tool exit ${PIPESTATUS[0]}" | tee -a "$OUT/$tool.log"
+            "$D/tests/gpu_decode" --test-threads=1 \
+            ${IBP_RACECHECK_TESTS:-rows_through_the_lean_tile_kernel uniform_field_lengths mixed_word_widths} \
+            2>&1 | tee "$OUT/$tool.log" | tail -n 8
+        rc=${PIPESTATUS[0]}
+        echo "$tool exit $rc" | tee -a "$OUT/$tool.log"
+        [ "$rc" = 0 ] || status=1
     done
 fi
 if [ "${IBP_RUN_NCU:-0}" = 1 ] && command -v ncu >/dev/null; then
