@@ -1969,9 +1969,11 @@ __device__ __forceinline__ void vec_put(uint4& acc, ibp_u32 k, typename Word<WB>
 // (SliceWindow: 2 words, 3 for 64-bit words), moved forward a word at a time as fields are
 // consumed, instead of two shared-memory words per 32 stream bits of every field (sbits32): a row of
 // 32 16-bit words then takes about one shared-memory read per 32 bits of its record, not 64.
-// 0: every field read by sbits32 (as before); 2: the window for words of up to 32 bits only.
+// 2 (default): the window for words of up to 32 bits only; 1: for 64-bit words too (whose fields
+// pick each 32-bit piece from three window words, which cost what the reads saved: V bf16 A=1
+// 0.487 -> 0.477, GPU_NOTES entry 54); 0: every field read by sbits32 (as before).
 #ifndef IBP_SLICE_BITBUF
-#define IBP_SLICE_BITBUF 1
+#define IBP_SLICE_BITBUF 2
 #endif
 
 // A lane's window on the shared-memory stream w: words at/32 .. at/32 + N - 1 (N = 2, or 3 for
