@@ -1978,8 +1978,10 @@ __device__ __forceinline__ void vec_put(uint4& acc, ibp_u32 k, typename Word<WB>
 
 // A lane's window on the shared-memory stream w: words at/32 .. at/32 + N - 1 (N = 2, or 3 for
 // 64-bit words, whose field's second piece starts at most 32 bits after the field: second_piece),
-// at a multiple of 32 with at <= the next field's start < at + 32. Its reads never go past the word
-// sbits32 would read for the same field's last piece, so the tile's 16-byte tail covers them.
+// at a multiple of 32 with at <= the next field's start < at + 32. The next field's start is kept
+// at or before the record's end (base + min(pos, total_bits)), so the window reads at most
+// 4 * (N - 1) + 3 bytes past the record: inside the 16 bytes the tile-fit check leaves after a
+// tile's records, as sbits32's reads of the same fields are.
 template <int WB>
 struct SliceWindow {
     static const int N = WB == 8 ? 3 : 2;
@@ -1994,7 +1996,7 @@ struct SliceWindow {
     // The 32 stream bits from bit at + o, o < 32 * (N - 1).
     __device__ __forceinline__ ibp_u32 bits(ibp_u32 o) const {
         if (N == 2) return __funnelshift_r(b[0], b[1], o);
-        const bool second = o >= 32u;
+        const bool second = o >= 32u;  // (N == 3; b[2 % N] only keeps the N == 2 build in bounds)
         return __funnelshift_r(second ? b[1] : b[0], second ? b[2 % N] : b[1], o & 31u);
     }
     // Moves the window on to stream bit s, at <= s < at + 32 + W (one field, at most W bits, past
