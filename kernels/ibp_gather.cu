@@ -1965,51 +1965,38 @@ __device__ __forceinline__ void vec_put(uint4& acc, ibp_u32 k, typename Word<WB>
     }
 }
 
-// IBP_SLICE_BITBUF: a lane reads its slice's fields from a window of its stream held in registers
-// (SliceWindow: 2 words, 3 for 64-bit words), moved forward a word at a time as fields are
-// consumed, instead of two shared-memory words per 32 stream bits of every field (sbits32): a row of
-// 32 16-bit words then takes about one shared-memory read per 32 bits of its record, not 64.
-// 2 (default): the window for words of up to 32 bits only; 1: for 64-bit words too (whose fields
-// pick each 32-bit piece from three window words, which cost what the reads saved: V bf16 A=1
-// 0.487 -> 0.477, GPU_NOTES entry 54); 0: every field read by sbits32 (as before).
+// IBP_SLICE_BITBUF: for words of up to 32 bits a lane reads its slice's fields from a window of its
+// stream held in registers (SliceWindow), moved forward a word at a time as fields are consumed,
+// instead of two shared-memory words per field (sbits32): a row of 32 16-bit words then takes about
+// one shared-memory read per 32 bits of its record, not 64 (GPU_NOTES entry 54, where this build is
+// "=2"). 64-bit words keep sbits32: a three-word window for them measured slower (V bf16 A=1 0.487
+// -> 0.477; bench/results/gpu-2026-12-04/tried-slice-window-64.diff). 0: sbits32 for every width.
 #ifndef IBP_SLICE_BITBUF
-#define IBP_SLICE_BITBUF 2
+#define IBP_SLICE_BITBUF 1
 #endif
 
-// A lane's window on the shared-memory stream w: words at/32 .. at/32 + N - 1 (N = 2, or 3 for
-// 64-bit words, whose field's second piece starts at most 32 bits after the field: second_piece),
-// at a multiple of 32 with at <= the next field's start < at + 32. The next field's start is kept
-// at or before the record's end (base + min(pos, total_bits)), so the window reads at most
-// 4 * (N - 1) + 3 bytes past the record: inside the 16 bytes the tile-fit check leaves after a
-// tile's records, as sbits32's reads of the same fields are.
-template <int WB>
+// A lane's window on the shared-memory stream w (words of up to 32 bits, so fields of up to 32 bits):
+// words at/32 and at/32 + 1, at a multiple of 32 with at <= the next field's start < at + 32. The
+// next field's start is kept at or before the record's end (base + min(pos, total_bits)), so the
+// window reads at most 7 bytes past the record: inside the 16 bytes the tile-fit check leaves after
+// a tile's records, as sbits32's reads of the same fields are.
 struct SliceWindow {
-    static const int N = WB == 8 ? 3 : 2;
-    ibp_u32 b[N];
+    ibp_u32 lo, hi;
     ibp_u32 at;
     // Opens the window on stream bit s.
     __device__ __forceinline__ void open(const ibp_u32* w, ibp_u32 s) {
         at = s & ~31u;
-#pragma unroll
-        for (int i = 0; i < N; i++) b[i] = w[(at >> 5) + i];
+        lo = w[at >> 5];
+        hi = w[(at >> 5) + 1];
     }
-    // The 32 stream bits from bit at + o, o < 32 * (N - 1).
-    __device__ __forceinline__ ibp_u32 bits(ibp_u32 o) const {
-        if (N == 2) return __funnelshift_r(b[0], b[1], o);
-        const bool second = o >= 32u;  // (N == 3; b[2 % N] only keeps the N == 2 build in bounds)
-        return __funnelshift_r(second ? b[1] : b[0], second ? b[2 % N] : b[1], o & 31u);
-    }
-    // Moves the window on to stream bit s, at <= s < at + 32 + W (one field, at most W bits, past
-    // the window's field): one step for words of up to 32 bits, two for 64-bit words.
+    // The 32 stream bits from stream bit s (at <= s < at + 32).
+    __device__ __forceinline__ ibp_u32 bits(ibp_u32 s) const { return __funnelshift_r(lo, hi, s - at); }
+    // Moves the window on to stream bit s, at <= s < at + 64 (one field past the window's).
     __device__ __forceinline__ void advance(const ibp_u32* w, ibp_u32 s) {
-#pragma unroll
-        for (int step = 0; step < (WB == 8 ? 2 : 1); step++) {
-            if (s - at >= 32u) {
-#pragma unroll
-                for (int i = 0; i + 1 < N; i++) b[i] = b[i + 1];
-                at += 32;
-                b[N - 1] = w[(at >> 5) + N - 1];
-            }
+        if (s - at >= 32u) {
+            lo = hi;
+            at += 32;
+            hi = w[(at >> 5) + 1];
         }
     }
 };
@@ -2017,7 +2004,7 @@ struct SliceWindow {
 // Whether the thread path of WB-byte words reads through a SliceWindow (IBP_SLICE_BITBUF).
 template <int WB>
 __device__ __forceinline__ constexpr bool slice_window_on() {
-    return IBP_SLICE_BITBUF == 1 || (IBP_SLICE_BITBUF == 2 && WB < 8);
+    return IBP_SLICE_BITBUF && WB < 8;
 }
 
 // One word of a lane's slice: the field at stream bit base + pos (read at the record's end when a
@@ -2027,16 +2014,13 @@ template <int WB, bool MULTI>
 __device__ __forceinline__ typename Word<WB>::R slice_word(const ibp_u32* w, ibp_u32 base, ibp_u32& pos,
                                                            ibp_u32 total_bits, ibp_u32 pbits, ibp_u32 j,
                                                            const uint4* tm_g, const uint4* ti_g,
-                                                           SliceWindow<WB>& win) {
+                                                           SliceWindow& win) {
     const bool p = (pbits >> j) & 1u;
     const uint4 tm = tm_g[j], ti = ti_g[j];
     const ibp_u32 s = base + min(pos, total_bits);
     typename Word<WB>::R word;
     if (slice_window_on<WB>()) {
-        const ibp_u32 o = s - win.at;
-        const ibp_u32 xl = win.bits(o);
-        const ibp_u32 xh = WB == 8 ? win.bits(o + second_piece<WB, MULTI>(p, ti)) : 0u;
-        word = table_word_bits<WB, MULTI>(xl, xh, p, tm, ti);
+        word = table_word_bits<WB, MULTI>(win.bits(s), 0u, p, tm, ti);  // (W <= 32: no second piece)
     } else {
         word = table_word<WB, MULTI>(w, s, p, tm, ti);
     }
@@ -2102,7 +2086,7 @@ __device__ __forceinline__ void slice_tile_rows(const IbpGatherParams& prm, cons
                 for (ibp_u32 v = jb * WB / 16; v < je * WB / 16; v++) ((uint4*)dst)[v] = from[v];
                 pos += (je - jb) * W;
             } else {
-                SliceWindow<WB> win;
+                SliceWindow win;
                 if (slice_window_on<WB>()) win.open(w, base + min(pos, total_bits));
                 if (vec_out) {
                     for (ibp_u32 j0 = jb; j0 < je; j0 += per_vec) {

@@ -89,7 +89,7 @@ const AB_SWITCHES: [&[&str]; 3] = [
         "-DIBP_SLICE_RAW_VECS=0",
         "-DIBP_SLICE_BITBUF=0",
     ],
-    &["-DIBP_LEAN_HOIST=4", "-DIBP_SLICE_BITBUF=1"],
+    &["-DIBP_LEAN_HOIST=4"],
 ];
 
 #[test]
