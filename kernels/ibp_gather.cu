@@ -1600,8 +1600,16 @@ __device__ __forceinline__ bool stream_bits_set(const ibp_u32* w, ibp_u32 from, 
 // through the kernel for any shape; a third kernel for rows of <= 32 words measured 2-7 % slower
 // than the kernel for any shape, and was dropped). The host picks the mid kernel where every coded
 // chunk of the entry has such rows; it reports E_LAYOUT for a tile of coded rows of <= 32 words.
-#define IBP_LEAN_ANY 0  // rows of 1 .. 64 words
-#define IBP_LEAN_MID 1  // rows of 33 .. 64 words
+//
+// The kernel for short rows (IBP_LEAN_SHORT) holds nothing but the thread path (slice_tile_rows: rows
+// of <= IBP_LEAN_THREAD_ROWS words, or of <= 32 words and <= IBP_LEAN_THREAD_BYTES bytes), built
+// for 3 blocks per SM (80 registers) and launched with 64 KiB tiles: such rows are bound by each
+// thread's chain of fields, which more registers and fewer per-tile steps per row shorten
+// (bench/GPU_NOTES.md entries 52 and 55). The host picks it where every chunk of the entry is
+// coded with such rows; it reports E_LAYOUT for any other tile that is not all raw records.
+#define IBP_LEAN_ANY 0    // rows of 1 .. 64 words
+#define IBP_LEAN_MID 1    // rows of 33 .. 64 words
+#define IBP_LEAN_SHORT 2  // rows the thread path takes, alone
 #ifndef IBP_LEAN_SHAPED
 #define IBP_LEAN_SHAPED 1  // 0: the mid kernel is built as the one for any shape (A/B)
 #endif
@@ -2174,7 +2182,7 @@ __device__ __forceinline__ ibp_u32 build_pair_table(const ibp_u8* masks, ibp_u64
 #endif
 // The body of the ibp_decode_tiles* kernels (LEAN false: SHAPE is IBP_TILES_ANY or IBP_TILES_PAIRS)
 // and the ibp_decode_tiles_lean* kernels (LEAN true: the lean row decoder for rows of SHAPE,
-// IBP_LEAN_ANY or IBP_LEAN_MID).
+// IBP_LEAN_ANY, IBP_LEAN_MID or IBP_LEAN_SHORT).
 template <bool LEAN, int SHAPE>
 __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, const ibp_u32* tile_starts, ibp_u32 tile_rows,
                                                   ibp_u32 tile_bytes, ibp_u32 table_entries) {
@@ -2440,14 +2448,17 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
         if (LEAN) {
             // The host launches a lean kernel only for entries whose chunks all allow it (raw chunks,
             // or tables of rows of <= 64 whole words, of the kernel's SHAPE); anything else is reported.
-            const bool shape_ok = SHAPE == IBP_LEAN_ANY || n > 32;
-            const bool lean = (table_ok && t.n_ok && n <= 64 && shape_ok && prm.row_bytes == n * wb) || G == 0;
+            // (The short-rows kernel takes coded chunks of thread-path rows only, not raw chunks.)
+#define IBP_LEAN_THREAD_PATH                                                                              \
+    (G != 0 && ((IBP_LEAN_THREAD_ROWS && n <= IBP_LEAN_THREAD_ROWS) ||                                    \
+                (IBP_LEAN_THREAD_BYTES && (align_log2 == 0 || !IBP_LEAN_THREAD_A1_ONLY) && n <= 32 &&      \
+                 prm.row_bytes <= IBP_LEAN_THREAD_BYTES)))
+            const bool shape_ok = SHAPE == IBP_LEAN_ANY || (SHAPE == IBP_LEAN_MID ? n > 32 : IBP_LEAN_THREAD_PATH);
+            const bool lean = (table_ok && t.n_ok && n <= 64 && shape_ok && prm.row_bytes == n * wb) ||
+                              (G == 0 && SHAPE != IBP_LEAN_SHORT);
             if (!lean) {
                 for (ibp_u32 row = threadIdx.x; row < nrows; row += IBP_TILE_THREADS) ibp_report(prm.status, t.k0 + row, IBP_STATUS_LAYOUT);
-            } else if (SHAPE != IBP_LEAN_MID && G != 0 &&
-                       ((IBP_LEAN_THREAD_ROWS && n <= IBP_LEAN_THREAD_ROWS) ||
-                        (IBP_LEAN_THREAD_BYTES && (align_log2 == 0 || !IBP_LEAN_THREAD_A1_ONLY) && n <= 32 &&
-                         prm.row_bytes <= IBP_LEAN_THREAD_BYTES))) {
+            } else if (SHAPE != IBP_LEAN_MID && IBP_LEAN_THREAD_PATH) {
                 if (t.no_multi) switch (wb) {
                     case 1: slice_tile_rows<1, false>(prm, t, warp, lane); break;
                     case 2: slice_tile_rows<2, false>(prm, t, warp, lane); break;
@@ -2459,6 +2470,8 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
                     case 4: slice_tile_rows<4, true>(prm, t, warp, lane); break;
                     default: slice_tile_rows<8, true>(prm, t, warp, lane); break;
                 }
+            } else if (SHAPE == IBP_LEAN_SHORT) {
+                // (not reached: the lean check above lets only thread-path rows through)
             } else if (IBP_LEAN_SMALL_ROWS && SHAPE != IBP_LEAN_MID && G != 0 && (t.uniform_f || IBP_SMALL_ROWS_ANY_F) &&
                        n <= IBP_TILE_SMALL_ROWS) switch (wb) {
                 case 1: decode_small_rows<1>(prm, t, warp, lane); break;
@@ -2517,7 +2530,8 @@ ibp_decode_tiles_pairs(const IbpGatherParams prm, const ibp_u32* tile_starts, ib
 
 // Ranges of an entry whose coded chunks all have rows of <= 64 whole words (the host checks; a tile
 // the kernel cannot take is reported E_LAYOUT): _lean for rows of any of these lengths, _lean_mid
-// when every coded chunk has rows of 33 .. 64 words.
+// when every coded chunk has rows of 33 .. 64 words, _lean_short (below) when every chunk is coded
+// with rows of the thread path.
 #ifndef IBP_LEAN_MIN_BLOCKS
 #define IBP_LEAN_MIN_BLOCKS 4
 #endif
@@ -2535,4 +2549,12 @@ extern "C" __global__ void __launch_bounds__(IBP_TILE_THREADS, IBP_LEAN_MIN_BLOC
 ibp_decode_tiles_lean_mid(const IbpGatherParams prm, const ibp_u32* tile_starts, ibp_u32 tile_rows,
                           ibp_u32 tile_bytes, ibp_u32 table_entries) {
     decode_tiles_body<true, IBP_LEAN_SHAPE_OF(IBP_LEAN_MID)>(prm, tile_starts, tile_rows, tile_bytes, table_entries);
+}
+#ifndef IBP_LEAN_SHORT_MIN_BLOCKS
+#define IBP_LEAN_SHORT_MIN_BLOCKS 3
+#endif
+extern "C" __global__ void __launch_bounds__(IBP_TILE_THREADS, IBP_LEAN_SHORT_MIN_BLOCKS)
+ibp_decode_tiles_lean_short(const IbpGatherParams prm, const ibp_u32* tile_starts, ibp_u32 tile_rows,
+                            ibp_u32 tile_bytes, ibp_u32 table_entries) {
+    decode_tiles_body<true, IBP_LEAN_SHAPE_OF(IBP_LEAN_SHORT)>(prm, tile_starts, tile_rows, tile_bytes, table_entries);
 }

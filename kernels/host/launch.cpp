@@ -47,8 +47,8 @@ void ibp_host_build_tables(const IbpGatherParams* p, ibp_u64 tables_size) {
     run_grid(prm.chunk_count ? prm.chunk_count : 1, IBP_TILE_THREADS, 0, [&] { ibp_build_tables(prm, tables_size); });
 }
 
-// ibp_decode_tiles (kernel < 0), the lean kernel of shape `kernel` (0 any, 1 mid, as LeanShape) or
-// ibp_decode_tiles_pairs (2): `blocks` blocks of IBP_TILE_WARPS warps.
+// ibp_decode_tiles (kernel < 0), the lean kernel of shape `kernel` (0 any, 1 mid, 2 short, as
+// LeanShape) or ibp_decode_tiles_pairs (3): `blocks` blocks of IBP_TILE_WARPS warps.
 void ibp_host_decode_tiles(const IbpGatherParams* p, const ibp_u32* tile_starts, ibp_u32 tile_rows, ibp_u32 tile_bytes,
                            ibp_u32 table_entries, unsigned blocks, unsigned smem, int kernel) {
     std::lock_guard<std::mutex> g(launch_lock());
@@ -57,7 +57,8 @@ void ibp_host_decode_tiles(const IbpGatherParams* p, const ibp_u32* tile_starts,
         switch (kernel) {
             case 0: ibp_decode_tiles_lean(prm, tile_starts, tile_rows, tile_bytes, table_entries); break;
             case 1: ibp_decode_tiles_lean_mid(prm, tile_starts, tile_rows, tile_bytes, table_entries); break;
-            case 2: ibp_decode_tiles_pairs(prm, tile_starts, tile_rows, tile_bytes, table_entries); break;
+            case 2: ibp_decode_tiles_lean_short(prm, tile_starts, tile_rows, tile_bytes, table_entries); break;
+            case 3: ibp_decode_tiles_pairs(prm, tile_starts, tile_rows, tile_bytes, table_entries); break;
             default: ibp_decode_tiles(prm, tile_starts, tile_rows, tile_bytes, table_entries); break;
         }
     });

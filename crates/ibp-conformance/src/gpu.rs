@@ -69,7 +69,9 @@ impl GpuRunner {
         }
         let others = match entry.tile_kernel() {
             TileKernel::General | TileKernel::Auto => vec![],
-            TileKernel::Lean(LeanShape::Mid) => vec![TileKernel::General, TileKernel::Lean(LeanShape::Any)],
+            TileKernel::Lean(LeanShape::Mid | LeanShape::Short) => {
+                vec![TileKernel::General, TileKernel::Lean(LeanShape::Any)]
+            }
             TileKernel::Lean(LeanShape::Any) | TileKernel::GeneralPairs => vec![TileKernel::General],
         };
         for other in others {

@@ -49,7 +49,7 @@ pub struct GpuDevice {
     pub(crate) gather_split_fn: CudaFunction,
     pub(crate) tiles_fn: CudaFunction,
     /// The lean tile kernels, indexed by [`crate::LeanShape`].
-    pub(crate) tiles_lean_fns: [CudaFunction; 2],
+    pub(crate) tiles_lean_fns: [CudaFunction; 3],
     pub(crate) tiles_pairs_fn: CudaFunction,
     pub(crate) build_tables_fn: CudaFunction,
     pub(crate) raw_gather_fn: CudaFunction,
@@ -77,6 +77,11 @@ pub(crate) const LEAN_TILE_BYTES: u32 = 48 * 1024;
 /// Shared memory per block that keeps 4 tile-kernel blocks on an SM of 228 KiB (1 KiB of each
 /// block is reserved by the hardware).
 pub(crate) const TILE_BLOCK_SMEM: u32 = 56 * 1024;
+/// Compressed bytes per tile of `ibp_decode_tiles_lean_short` (built for 3 blocks per SM: the
+/// largest tile, so the per-tile steps are spread over the most rows; GPU_NOTES entries 52, 55).
+pub(crate) const SHORT_TILE_BYTES: u32 = TILE_BYTES_MAX;
+/// Shared memory per block that keeps 3 blocks of `ibp_decode_tiles_lean_short` on an SM.
+pub(crate) const SHORT_BLOCK_SMEM: u32 = 75 * 1024;
 
 /// The environment variable `name` as a `u32` (tuning and A/B overrides); `None` when it is unset
 /// or not a number.
@@ -84,20 +89,30 @@ pub(crate) fn env_u32(name: &str) -> Option<u32> {
     std::env::var(name).ok().and_then(|v| v.trim().parse::<u32>().ok())
 }
 
-/// Compressed bytes per tile of the lean (`lean`) or the general tile kernel, whose table takes
-/// `table_bytes` of shared memory: for the lean kernel [`LEAN_TILE_BYTES`] where that and the table
-/// fit [`TILE_BLOCK_SMEM`] (with 4 KiB for row offsets), never below [`TILE_BYTES`], for the general
-/// one [`TILE_BYTES`]; or for both the value of the environment variable `IBP_TILE_BYTES` (for
+/// Compressed bytes per tile of a tile kernel of `class` (`TileKernel::tile_class`), whose table
+/// takes `table_bytes` of shared memory: for the general kernels (0) [`TILE_BYTES`]; for the lean
+/// ones (1) [`LEAN_TILE_BYTES`] where that and the table fit [`TILE_BLOCK_SMEM`] (with 4 KiB for
+/// row offsets), never below [`TILE_BYTES`]; for the short-rows kernel (2) [`SHORT_TILE_BYTES`]
+/// where they fit [`SHORT_BLOCK_SMEM`] (with 4 KiB for row offsets and 1 KiB of slack), never
+/// below [`TILE_BYTES`]; or for all the value of the environment variable `IBP_TILE_BYTES` (for
 /// tuning runs of the benchmark: 4096 to 65536, rounded down to 16 bytes), read once per process.
-pub(crate) fn tile_bytes(lean: bool, table_bytes: u32) -> u32 {
+pub(crate) fn tile_bytes(class: usize, table_bytes: u32) -> u32 {
     static OVERRIDE: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
     let chosen = OVERRIDE.get_or_init(|| env_u32("IBP_TILE_BYTES").map(|b| b.clamp(4096, TILE_BYTES_MAX) & !15));
-    let lean_fit = TILE_BLOCK_SMEM.saturating_sub(table_bytes + 4096);
-    chosen.unwrap_or(if lean {
-        lean_fit.clamp(TILE_BYTES, LEAN_TILE_BYTES)
-    } else {
-        TILE_BYTES
+    let fit = |block: u32, most: u32| block.saturating_sub(table_bytes + 4096).clamp(TILE_BYTES, most) & !15;
+    chosen.unwrap_or(match class {
+        0 => TILE_BYTES,
+        1 => fit(TILE_BLOCK_SMEM, LEAN_TILE_BYTES),
+        _ => fit(SHORT_BLOCK_SMEM - 1024, SHORT_TILE_BYTES),
     })
+}
+
+/// Whether entries of short rows only take `ibp_decode_tiles_lean_short` (`entry::lean_shape`):
+/// yes unless the environment variable `IBP_LEAN_SHORT` is `0` (then `ibp_decode_tiles_lean`, for
+/// A/B runs of the benchmark), read once per process.
+pub fn short_rows_kernel() -> bool {
+    static SHORT: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *SHORT.get_or_init(|| std::env::var("IBP_LEAN_SHORT").map_or(true, |v| v.trim() != "0"))
 }
 
 /// Whether `ibp_decode_tiles` tiles hold a multiple of its warps' rows (`entry::balanced_tile_rows`):
@@ -171,7 +186,11 @@ impl GpuDevice {
                 TILE_MAX_SMEM.min(max_smem_per_block),
             )
         };
-        let tiles_lean_fns = [lean(crate::LeanShape::Any)?, lean(crate::LeanShape::Mid)?];
+        let tiles_lean_fns = [
+            lean(crate::LeanShape::Any)?,
+            lean(crate::LeanShape::Mid)?,
+            lean(crate::LeanShape::Short)?,
+        ];
         let tiles_pairs_fn = with_smem("ibp_decode_tiles_pairs", TILE_MAX_SMEM.min(max_smem_per_block))?;
         Ok(Arc::new(GpuDevice {
             gather_fn,
@@ -246,6 +265,7 @@ impl GpuDevice {
             ("ibp_decode_tiles", &self.tiles_fn),
             ("ibp_decode_tiles_lean", &self.tiles_lean_fns[0]),
             ("ibp_decode_tiles_lean_mid", &self.tiles_lean_fns[1]),
+            ("ibp_decode_tiles_lean_short", &self.tiles_lean_fns[2]),
             ("ibp_decode_tiles_pairs", &self.tiles_pairs_fn),
             ("ibp_build_tables", &self.build_tables_fn),
             ("ibp_raw_gather", &self.raw_gather_fn),

@@ -279,7 +279,7 @@ pub struct GpuEntry {
     /// [`tiling`] of the entry for the general (`[0]`) and the lean (`[1]`) tile kernel, computed
     /// once: each pass over the descriptors costs microseconds per launch on entries of thousands of
     /// chunks.
-    tilings: [Option<(u32, u32, u32)>; 2],
+    tilings: [Option<(u32, u32, u32)>; 3],
     /// The tile kernel range decodes use, as [`TileKernel::code`] (comparisons and tests).
     tile_kernel: std::sync::atomic::AtomicI8,
 }
@@ -437,7 +437,7 @@ impl GpuEntry {
         stream.synchronize().map_err(GpuError::driver("finishing the upload"))?;
         let stage_bytes = stage_bytes(&layout, device.gather_smem_limit());
         let auto_kernel = auto_tile_kernel(&layout);
-        let tilings = [tiling(&layout, false), tiling(&layout, true)];
+        let tilings = [0, 1, 2].map(|class| tiling(&layout, class));
         let coded_words = coded_words(&layout);
         let decode_bound = decode_bound(&layout);
         Ok(GpuEntry {
@@ -730,8 +730,7 @@ impl GpuEntry {
         };
         let mut tiles = None;
         let kernel = self.tile_kernel();
-        let lean = matches!(kernel, TileKernel::Lean(_));
-        match (&rows, self.tilings[usize::from(lean)]) {
+        match (&rows, self.tilings[kernel.tile_class()]) {
             (Rows::Range(first), Some((tile_rows, tile_bytes, table_entries))) => {
                 let table = self.tile_starts(*first, count, tile_rows, stream)?;
                 p.rows = 0;
@@ -894,11 +893,11 @@ pub(crate) fn stage_bytes(layout: &EntryLayout, smem_limit: u32) -> u32 {
     ((max_raw + 15) & !15).saturating_add(48).min(budget) as u32
 }
 
-/// Tiling of a range decode by the lean (`lean`) or the general tile kernel: `(tile_rows,
-/// tile_bytes, table_entries)` (table entries: the largest
+/// Tiling of a range decode by a tile kernel of `class` ([`TileKernel::tile_class`]: general, lean
+/// or short-rows): `(tile_rows, tile_bytes, table_entries)` (table entries: the largest
 /// `G * n` of a coded chunk within `TABLE_MAX_ENTRIES`; chunks above it decode without a table), or
 /// `None` when a record can be too long for a tile (ranges then go through `ibp_gather`).
-pub(crate) fn tiling(layout: &EntryLayout, lean: bool) -> Option<(u32, u32, u32)> {
+pub(crate) fn tiling(layout: &EntryLayout, class: usize) -> Option<(u32, u32, u32)> {
     let max_raw = layout.chunks.iter().map(|c| c.raw_padded).max()?;
     let table = layout
         .chunks
@@ -907,12 +906,12 @@ pub(crate) fn tiling(layout: &EntryLayout, lean: bool) -> Option<(u32, u32, u32)
         .filter(|&e| e <= crate::device::TABLE_MAX_ENTRIES as u64)
         .max()
         .unwrap_or(0) as u32;
-    let budget = crate::device::tile_bytes(lean, launch::TABLE_ENTRY_BYTES * table);
+    let budget = crate::device::tile_bytes(class, launch::TABLE_ENTRY_BYTES * table);
     if max_raw > budget / 2 {
         return None;
     }
     let mut rows = (budget / max_raw).clamp(1, 1024);
-    if !lean && crate::device::balanced_tiles() {
+    if class == 0 && crate::device::balanced_tiles() {
         rows = balanced_tile_rows(rows, max_raw, table);
     }
     let bytes = (rows * max_raw + 48 + 15) & !15;
@@ -1083,34 +1082,54 @@ pub(crate) fn lean_shape(layout: &EntryLayout) -> Option<LeanShape> {
                 && c.words_per_row as u64 * c.word_bytes as u64 == layout.row_bytes
                 && entries <= crate::device::TABLE_MAX_ENTRIES as u64
         });
-    let mid = coded.iter().all(|c| LeanShape::Mid.takes(c.words_per_row));
-    allowed.then_some(if mid { LeanShape::Mid } else { LeanShape::Any })
+    let takes = |shape: LeanShape| coded.iter().all(|c| shape.takes(c.words_per_row, layout.row_bytes));
+    let all_coded = coded.len() == layout.chunks.len();
+    allowed.then_some(if takes(LeanShape::Mid) {
+        LeanShape::Mid
+    } else if all_coded && crate::device::short_rows_kernel() && takes(LeanShape::Short) {
+        LeanShape::Short
+    } else {
+        LeanShape::Any
+    })
 }
 
-/// Which of the lean tile kernels decodes ranges of an entry. Both are the same decoder; the one
+/// Which of the lean tile kernels decodes ranges of an entry. All are the same decoder; the one
 /// for rows of 33 to 64 words is built for them alone, so that its row loop gets its own register
 /// allocation and code layout (on the H200, 256 B rows of 32-bit words decode 20-25 % faster
-/// through it: bench/GPU_NOTES.md entry 35). Both decode raw chunks; the mid kernel reports
-/// `E_LAYOUT` for a tile of coded rows of another shape.
+/// through it: bench/GPU_NOTES.md entry 35), and the one for short rows (one thread per row, as
+/// the bf16 KV rows: at most 16 words, or at most 32 words of at most 64 bytes) holds nothing but
+/// that path, built for 3 blocks per SM and launched with 64 KiB tiles (GPU_NOTES entries 52 and
+/// 55). The any and mid kernels decode raw chunks; the mid kernel reports `E_LAYOUT` for a tile of
+/// coded rows of another shape, the short one for any tile that is not all raw records
+/// ([`TileKernel::decodes`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LeanShape {
     /// `ibp_decode_tiles_lean`: coded rows of 1 to 64 words.
     Any = 0,
     /// `ibp_decode_tiles_lean_mid`: coded rows of 33 to 64 words.
     Mid = 1,
+    /// `ibp_decode_tiles_lean_short`: every chunk coded, with rows of at most 16 words, or of at
+    /// most 32 words and 64 bytes (taken where the environment variable `IBP_LEAN_SHORT` is not `0`).
+    Short = 2,
 }
 
 impl LeanShape {
     /// Every shape, in the order of their kernels in [`LeanShape::KERNELS`].
-    pub const ALL: [LeanShape; 2] = [LeanShape::Any, LeanShape::Mid];
+    pub const ALL: [LeanShape; 3] = [LeanShape::Any, LeanShape::Mid, LeanShape::Short];
     /// The kernel of each shape (indexed by `shape as usize`).
-    pub const KERNELS: [&'static str; 2] = ["ibp_decode_tiles_lean", "ibp_decode_tiles_lean_mid"];
+    pub const KERNELS: [&'static str; 3] = [
+        "ibp_decode_tiles_lean",
+        "ibp_decode_tiles_lean_mid",
+        "ibp_decode_tiles_lean_short",
+    ];
 
-    /// Whether this shape's kernel decodes coded rows of `words` words.
-    pub fn takes(self, words: u32) -> bool {
+    /// Whether this shape's kernel decodes coded rows of `words` words and `row_bytes` bytes (the
+    /// short shape: the kernels' `IBP_LEAN_THREAD_ROWS` 16 and `IBP_LEAN_THREAD_BYTES` 64).
+    pub fn takes(self, words: u32, row_bytes: u64) -> bool {
         match self {
             LeanShape::Any => (1..=64).contains(&words),
             LeanShape::Mid => (33..=64).contains(&words),
+            LeanShape::Short => (1..=16).contains(&words) || ((1..=32).contains(&words) && row_bytes <= 64),
         }
     }
 }
@@ -1136,22 +1155,32 @@ pub enum TileKernel {
 
 impl TileKernel {
     /// A small integer for this choice (stored atomically; the CPU-run launcher's kernel argument
-    /// takes the same values: -1 general, 0 and 1 the lean shapes, 2 the pairs kernel).
+    /// takes the same values: -1 general, 0-2 the lean shapes, 3 the pairs kernel).
     pub(crate) const fn code(self) -> i8 {
         match self {
             TileKernel::Auto => -2,
             TileKernel::General => -1,
             TileKernel::Lean(shape) => shape as i8,
-            TileKernel::GeneralPairs => 2,
+            TileKernel::GeneralPairs => 3,
         }
     }
 
     fn from_code(code: i8) -> TileKernel {
         match code {
             -1 => TileKernel::General,
-            0 | 1 => TileKernel::Lean(LeanShape::ALL[code as usize]),
-            2 => TileKernel::GeneralPairs,
+            0..=2 => TileKernel::Lean(LeanShape::ALL[code as usize]),
+            3 => TileKernel::GeneralPairs,
             _ => TileKernel::Auto,
+        }
+    }
+
+    /// Which tile size (`tiling`) this resolved choice launches with: 0 the general kernels', 1 the
+    /// lean kernels', 2 the short-rows kernel's (3 blocks per SM: larger tiles).
+    pub(crate) const fn tile_class(self) -> usize {
+        match self {
+            TileKernel::Lean(LeanShape::Short) => 2,
+            TileKernel::Lean(_) => 1,
+            _ => 0,
         }
     }
 
@@ -1171,7 +1200,11 @@ impl TileKernel {
     pub fn decodes(self, layout: &EntryLayout) -> bool {
         let mut coded = layout.chunks.iter().filter(|c| c.group_count > 0);
         match self.resolve(auto_tile_kernel(layout)) {
-            TileKernel::Lean(shape) => coded.all(|c| shape.takes(c.words_per_row)),
+            TileKernel::Lean(LeanShape::Short) => {
+                layout.chunks.iter().all(|c| c.group_count > 0)
+                    && coded.all(|c| LeanShape::Short.takes(c.words_per_row, layout.row_bytes))
+            }
+            TileKernel::Lean(shape) => coded.all(|c| shape.takes(c.words_per_row, layout.row_bytes)),
             TileKernel::GeneralPairs => coded.all(|c| pair_table_chunk(c, layout.row_bytes)),
             _ => true,
         }
@@ -1472,11 +1505,11 @@ mod tests {
         };
         // 256 B rows, one group: a 32-entry table; the lean kernel's tiles hold 48 KiB of records.
         let small = layout_of(&float_rows(&mut rng, 400, 256, 0.02, 4), 256, 1);
-        let smem = |lean| {
-            let (rows, bytes, table) = tiling(&small, lean).unwrap();
+        let smem = |class| {
+            let (rows, bytes, table) = tiling(&small, class).unwrap();
             (rows, launch::tiles_smem(rows, bytes, table))
         };
-        let ((lean_rows, lean_smem), (general_rows, _)) = (smem(true), smem(false));
+        let ((lean_rows, lean_smem), (general_rows, _)) = (smem(1), smem(0));
         assert_eq!((lean_rows, general_rows), (192, 128));
         assert!(
             lean_smem <= crate::device::TILE_BLOCK_SMEM,
@@ -1484,9 +1517,22 @@ mod tests {
         );
         // 256 B rows, 16 groups: a 512-entry (16 KiB) table leaves 56 - 16 - 4 = 36 KiB of records.
         let grouped = layout_of(&float_rows(&mut rng, 400, 256, 0.02, 4), 256, 16);
-        let (rows, bytes, table) = tiling(&grouped, true).unwrap();
+        let (rows, bytes, table) = tiling(&grouped, 1).unwrap();
         assert_eq!((rows, table), (36 * 1024 / 256, 512));
         assert!(launch::tiles_smem(rows, bytes, table) <= crate::device::TILE_BLOCK_SMEM);
+        // 64 B rows through the short-rows kernel: 64 KiB tiles of 1024 rows, 3 blocks per SM.
+        let kv = layout_of(&float_rows(&mut rng, 4096, 64, 0.02, 16), 64, 1);
+        let (rows, bytes, table) = tiling(&kv, 2).unwrap();
+        assert_eq!((rows, table), (1024, 8));
+        let smem = launch::tiles_smem(rows, bytes, table);
+        assert!(smem <= crate::device::SHORT_BLOCK_SMEM, "{smem} B of shared memory");
+        assert!(3 * (smem + 1024) <= 228 * 1024, "{smem} B: 3 blocks per SM");
+        // A 1024-entry (32 KiB) table leaves 75 - 1 - 32 - 4 = 38 KiB of records.
+        let grouped = layout_of(&float_rows(&mut rng, 4096, 64, 0.02, 16), 64, 128);
+        let (rows, bytes, table) = tiling(&grouped, 2).unwrap();
+        assert_eq!(table, 1024);
+        assert_eq!(rows, 38 * 1024 / 64);
+        assert!(launch::tiles_smem(rows, bytes, table) <= crate::device::SHORT_BLOCK_SMEM);
     }
 
     #[test]
@@ -1611,17 +1657,34 @@ mod tests {
             EntryLayout::new(row_bytes as u64, &metas).unwrap()
         };
         let coded = |l: &EntryLayout| l.chunks.iter().filter(|c| c.group_count > 0).count();
-        use ibp_format::WordWidth::{W32, W64};
-        // 1-64 whole words per row: lean, the mid kernel from 33 words.
+        use ibp_format::WordWidth::{W16, W32, W64};
+        // 1-64 whole words per row: lean, the mid kernel from 33 words, the short-rows kernel for
+        // entries of coded chunks only of <= 16 words, or <= 32 words of <= 64 B (IBP_LEAN_SHORT
+        // unset or not 0).
         use LeanShape::{Any, Mid};
-        for (row_bytes, w, shape) in [
-            (128, W64, Any),
-            (256, W64, Any),
-            (132, W32, Mid),
-            (256, W32, Mid),
-            (512, W64, Mid),
+        let short = if crate::device::short_rows_kernel() {
+            LeanShape::Short
+        } else {
+            Any
+        };
+        // (64 B rows of bf16-like values, so that their records save the 16 B of a step of A = 16.)
+        for (row_bytes, w, shape, drop_bits) in [
+            (64, W64, short, 16),
+            (64, W16, short, 16),
+            (128, W64, short, 4),
+            (96, W32, Any, 4),
+            (136, W64, Any, 4),
+            (256, W64, Any, 4),
+            (132, W32, Mid, 4),
+            (256, W32, Mid, 4),
+            (512, W64, Mid, 4),
         ] {
-            let l = layout_of(&float_rows(&mut rng, 256, row_bytes, 0.02, 4), row_bytes, w, 1);
+            let l = layout_of(&float_rows(&mut rng, 256, row_bytes, 0.02, drop_bits), row_bytes, w, 1);
+            assert!(
+                shape != short || coded(&l) == l.chunks.len(),
+                "{row_bytes} B W{}: a raw chunk",
+                w.bits()
+            );
             assert!(coded(&l) > 0, "{row_bytes} B W{}", w.bits());
             assert_eq!(lean_shape(&l), Some(shape), "{row_bytes} B W{}", w.bits());
         }
@@ -1644,6 +1707,12 @@ mod tests {
         let mut mixed = float_rows(&mut rng, 64, 256, 0.02, 4);
         mixed.extend_from_slice(&noise);
         let l = layout_of(&mixed, 256, W64, 1);
+        assert!(coded(&l) > 0 && coded(&l) < l.chunks.len());
+        assert_eq!(lean_shape(&l), Some(Any));
+        // Short rows with a raw chunk beside the coded ones: the kernel for any shape.
+        let mut mixed = float_rows(&mut rng, 512, 64, 0.02, 16);
+        mixed.extend_from_slice(&noise);
+        let l = layout_of(&mixed, 64, W64, 1);
         assert!(coded(&l) > 0 && coded(&l) < l.chunks.len());
         assert_eq!(lean_shape(&l), Some(Any));
         // More table entries (G * n) than the kernel holds: not lean.

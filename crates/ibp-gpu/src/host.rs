@@ -249,7 +249,7 @@ impl HostKernels {
     /// The lean tile kernel range decodes take with [`TileKernel::Auto`], as a `GpuEntry` would.
     pub fn lean_tile_shape(&self) -> Option<LeanShape> {
         match self.auto_kernel {
-            TileKernel::Lean(shape) if tiling(&self.layout, true).is_some() => Some(shape),
+            TileKernel::Lean(shape) if tiling(&self.layout, self.auto_kernel.tile_class()).is_some() => Some(shape),
             _ => None,
         }
     }
@@ -319,7 +319,7 @@ impl HostKernels {
         if count > 0 {
             let mut p = self.params(0, first, count, &mut out, &mut status);
             let kernel = kernel.resolve(self.auto_kernel);
-            match tiling(&self.layout, matches!(kernel, TileKernel::Lean(_))) {
+            match tiling(&self.layout, kernel.tile_class()) {
                 Some((tile_rows, tile_bytes, table_entries)) => {
                     let RangeTiles {
                         first_chunk,

@@ -31,6 +31,7 @@ pub const GATHER: KernelModule = KernelModule {
         "ibp_decode_tiles",
         "ibp_decode_tiles_lean",
         "ibp_decode_tiles_lean_mid",
+        "ibp_decode_tiles_lean_short",
         "ibp_decode_tiles_pairs",
     ],
 };

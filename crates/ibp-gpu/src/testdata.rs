@@ -444,6 +444,7 @@ pub fn check_shaped_kernels(
     for kernel in [
         TileKernel::Lean(LeanShape::Any),
         TileKernel::Lean(LeanShape::Mid),
+        TileKernel::Lean(LeanShape::Short),
         TileKernel::GeneralPairs,
     ] {
         // (A lean kernel applies only where the entry allows one.)

@@ -231,7 +231,7 @@ fn rows_through_the_lean_tile_kernel_match_cpu_decoder() {
     let Some(dev) = gpu() else { return };
     let mut rng = Rng::new(12);
     let (mut cases, mut lean) = (0, 0);
-    let mut shapes = [0usize; 2]; // cases per lean kernel (LeanShape)
+    let mut shapes = [0usize; 3]; // cases per lean kernel (LeanShape)
     for w in [WordWidth::W8, WordWidth::W16, WordWidth::W32, WordWidth::W64] {
         for words in [2usize, 7, 16, 17, 25, 32, 33, 64, 100] {
             for (groups, align_log2, rows, max_run) in
@@ -243,8 +243,19 @@ fn rows_through_the_lean_tile_kernel_match_cpu_decoder() {
                 let label = format!("lean W{} n{words} G{groups} A{}", w.bits(), 1 << align_log2);
                 let case = Case::new(&data, row_bytes, &opts, 256, label);
                 // The kernel the host picks: by the rows' words (every chunk has the same).
-                if let Some(shape) = load(&case, &dev, PayloadHome::Device).lean_tile_shape() {
-                    let expected = if words <= 32 { LeanShape::Any } else { LeanShape::Mid };
+                let entry = load(&case, &dev, PayloadHome::Device);
+                if let Some(shape) = entry.lean_tile_shape() {
+                    let all_coded = entry.layout().chunks.iter().all(|c| c.group_count > 0);
+                    let expected = if words > 32 {
+                        LeanShape::Mid
+                    } else if all_coded
+                        && ibp_gpu::device::short_rows_kernel()
+                        && LeanShape::Short.takes(words as u32, row_bytes as u64)
+                    {
+                        LeanShape::Short
+                    } else {
+                        LeanShape::Any
+                    };
                     assert_eq!(shape, expected, "{}", case.label);
                     shapes[shape as usize] += 1;
                 }
@@ -256,14 +267,17 @@ fn rows_through_the_lean_tile_kernel_match_cpu_decoder() {
     let [rejected, pairs_rejected, pairs_own] = testdata::shaped_kernel_counts();
     println!(
         "{cases} short-row cases matched the CPU decoder ({lean} with coded chunks through both tile kernels; \
-         mid-row kernel {}; {rejected} entries of shorter rows rejected by it)",
-        shapes[1]
+         lean kernels any/mid/short {shapes:?}; {rejected} entries of other rows rejected by the mid and short ones)"
     );
     assert!(
         rejected >= 10,
-        "the mid-row kernel rejected only {rejected} entries of shorter rows"
+        "the mid-row and short-row kernels rejected only {rejected} entries of other rows"
     );
-    assert!(shapes[0] >= 10 && shapes[1] >= 4, "cases per lean kernel: {shapes:?}");
+    let short_cases = if ibp_gpu::device::short_rows_kernel() { 10 } else { 0 };
+    assert!(
+        shapes[0] >= 10 && shapes[1] >= 4 && shapes[2] >= short_cases,
+        "cases per lean kernel: {shapes:?}"
+    );
     // The W32 rows of 100 words: the pairs kernel's own; the rest it rejects (or copies).
     assert!(
         pairs_own >= 2 && pairs_rejected >= 20,

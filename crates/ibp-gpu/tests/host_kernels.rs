@@ -45,9 +45,18 @@ fn check_case(case: &Case, rng: &mut Rng) -> bool {
     lean
 }
 
+std::thread_local! {
+    /// Entries checked in this thread (each test runs in a thread of its own) whose own kernel is
+    /// the short-rows lean kernel.
+    static SHORT_ENTRIES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
 /// Every path of one loaded case; returns whether the entry takes the lean tile kernel.
 fn check_entry(entry: &HostKernels, case: &Case, rng: &mut Rng) -> bool {
     let label = &case.label;
+    if entry.lean_tile_shape() == Some(LeanShape::Short) {
+        SHORT_ENTRIES.with(|c| c.set(c.get() + 1));
+    }
     let n = (case.expected.len() / case.row_bytes) as u64;
     let all = |kernel| {
         entry
@@ -291,7 +300,14 @@ fn generated_cases_match_cpu_decoder() {
         "mid kernel rejected {mid_rejected}, pairs kernel rejected {pairs_rejected} entries; {pairs_own} own"
     );
     assert!(lean >= 10, "only {lean} of {cases} cases took the lean tile kernel");
-    println!("{cases} cases, {lean} through the lean tile kernel (and the general one)");
+    let short = SHORT_ENTRIES.with(|c| c.get());
+    if ibp_gpu::device::short_rows_kernel() {
+        assert!(
+            short >= 5,
+            "only {short} of {lean} lean cases took the short-rows kernel"
+        );
+    }
+    println!("{cases} cases, {lean} through the lean tile kernel ({short} the short-rows one) and the general one");
 }
 
 /// Entries loaded with [`ChunkForm::FOR_GPU_READS`]: the chunks no cheaper to read coded are re-laid

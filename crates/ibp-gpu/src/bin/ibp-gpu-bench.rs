@@ -846,7 +846,7 @@ fn main() {
             let kernel = ent_d.tile_kernel();
             let general = ent_d.uses_lean_tiles().then(|| other(TileKernel::General));
             let any_shape = match kernel {
-                TileKernel::Lean(LeanShape::Mid) => Some(other(TileKernel::Lean(LeanShape::Any))),
+                TileKernel::Lean(LeanShape::Mid | LeanShape::Short) => Some(other(TileKernel::Lean(LeanShape::Any))),
                 TileKernel::GeneralPairs => Some(other(TileKernel::General)),
                 _ => None,
             };
@@ -953,6 +953,7 @@ fn main() {
         let kernel = match w.kernel {
             TileKernel::Lean(LeanShape::Any) => "lean",
             TileKernel::Lean(LeanShape::Mid) => "lean mid",
+            TileKernel::Lean(LeanShape::Short) => "lean short",
             TileKernel::GeneralPairs => "general pairs",
             TileKernel::General | TileKernel::Auto => "general",
         };
