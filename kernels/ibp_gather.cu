@@ -1954,11 +1954,6 @@ __device__ __forceinline__ void lean_tile_rows(const IbpGatherParams& prm, const
 #ifndef IBP_SLICE_RAW_VECS
 #define IBP_SLICE_RAW_VECS 1
 #endif
-// IBP_SLICE_RAW_MERGED 1: those raw vectors and the coded slices' decoded ones share one loop and one
-// store per vector (A/B; 0: a raw slice is copied in a branch of its own).
-#ifndef IBP_SLICE_RAW_MERGED
-#define IBP_SLICE_RAW_MERGED 0
-#endif
 
 // Word k (a constant after unrolling) of a 16-byte vector of WB-byte words, into acc (zeroed).
 template <int WB>
@@ -1993,27 +1988,14 @@ __device__ __forceinline__ void vec_put(uint4& acc, ibp_u32 k, typename Word<WB>
 // next field's start is kept at or before the record's end (base + min(pos, total_bits)), so the
 // window reads at most 7 bytes past the record: inside the 16 bytes the tile-fit check leaves after
 // a tile's records, as sbits32's reads of the same fields are.
-//
-// IBP_SLICE_LOOKAHEAD 1: the window also holds the word after hi (nx), loaded when the window moves
-// onto hi, so each load has a word's worth of fields to arrive before a field needs it (it reads at
-// most 11 bytes past the record: still inside those 16 bytes).
-#ifndef IBP_SLICE_LOOKAHEAD
-#define IBP_SLICE_LOOKAHEAD 0
-#endif
 struct SliceWindow {
     ibp_u32 lo, hi;
-#if IBP_SLICE_LOOKAHEAD
-    ibp_u32 nx;
-#endif
     ibp_u32 at;
     // Opens the window on stream bit s.
     __device__ __forceinline__ void open(const ibp_u32* w, ibp_u32 s) {
         at = s & ~31u;
         lo = w[at >> 5];
         hi = w[(at >> 5) + 1];
-#if IBP_SLICE_LOOKAHEAD
-        nx = w[(at >> 5) + 2];
-#endif
     }
     // The 32 stream bits from stream bit s (at <= s < at + 32).
     __device__ __forceinline__ ibp_u32 bits(ibp_u32 s) const { return __funnelshift_r(lo, hi, s - at); }
@@ -2022,12 +2004,7 @@ struct SliceWindow {
         if (s - at >= 32u) {
             lo = hi;
             at += 32;
-#if IBP_SLICE_LOOKAHEAD
-            hi = nx;
-            nx = w[(at >> 5) + 2];
-#else
             hi = w[(at >> 5) + 1];
-#endif
         }
     }
 };
@@ -2111,26 +2088,7 @@ __device__ __forceinline__ void slice_tile_rows(const IbpGatherParams& prm, cons
         ibp_u32 pos = start + x - bits;
         if (valid) {
             ibp_u8* const dst = out0 + row * (ibp_u64)row_bytes;
-            const bool raw_vecs = IBP_SLICE_RAW_VECS && raw && vec_out && ((base >> 3) & 15u) == 0;
-            if (IBP_SLICE_RAW_MERGED && vec_out) {
-                // Raw and coded slices through one loop and one store per vector (a raw slice's vector
-                // loaded as it is, a coded one's decoded), so a warp of both issues each store once.
-                const uint4* const from = (const uint4*)((const ibp_u8*)w + (base >> 3));
-                SliceWindow win;
-                if (slice_window_on<WB>() && !raw_vecs) win.open(w, base + min(pos, total_bits));
-                for (ibp_u32 j0 = jb; j0 < je; j0 += per_vec) {
-                    uint4 acc = make_uint4(0u, 0u, 0u, 0u);
-                    if (raw_vecs) {
-                        acc = from[j0 * WB / 16];
-                    } else {
-#pragma unroll
-                        for (ibp_u32 k = 0; k < per_vec; k++)
-                            vec_put<WB>(acc, k, slice_word<WB, MULTI>(w, base, pos, total_bits, pbits, j0 + k, tm_g, ti_g, win));
-                    }
-                    *(uint4*)(dst + j0 * WB) = acc;
-                }
-                if (raw_vecs) pos += (je - jb) * W;
-            } else if (raw_vecs) {
+            if (IBP_SLICE_RAW_VECS && raw && vec_out && ((base >> 3) & 15u) == 0) {
                 // Bytes j*WB .. of a raw record are the row's: the slice's vectors as they are.
                 const uint4* const from = (const uint4*)((const ibp_u8*)w + (base >> 3));
                 for (ibp_u32 v = jb * WB / 16; v < je * WB / 16; v++) ((uint4*)dst)[v] = from[v];
