@@ -276,7 +276,8 @@ pub struct GpuEntry {
     tile_cache: Mutex<Option<CachedTiles>>,
     /// The tile kernel the entry's chunks call for (see [`auto_tile_kernel`]).
     auto_kernel: TileKernel,
-    /// [`tiling`] of the entry for the general (`[0]`) and the lean (`[1]`) tile kernel, computed
+    /// [`tiling`] of the entry for the general (`[0]`), the lean (`[1]`) and the short-rows (`[2]`)
+    /// tile kernels ([`TileKernel::tile_class`]), computed
     /// once: each pass over the descriptors costs microseconds per launch on entries of thousands of
     /// chunks.
     tilings: [Option<(u32, u32, u32)>; 3],
@@ -1668,20 +1669,21 @@ mod tests {
             Any
         };
         // (64 B rows of bf16-like values, so that their records save the 16 B of a step of A = 16.)
-        for (row_bytes, w, shape, drop_bits) in [
-            (64, W64, short, 16),
-            (64, W16, short, 16),
-            (128, W64, short, 4),
-            (96, W32, Any, 4),
-            (136, W64, Any, 4),
-            (256, W64, Any, 4),
-            (132, W32, Mid, 4),
-            (256, W32, Mid, 4),
-            (512, W64, Mid, 4),
+        for (row_bytes, w, short_rows, drop_bits, other) in [
+            (64, W64, true, 16, Any),
+            (64, W16, true, 16, Any),
+            (128, W64, true, 4, Any),
+            (96, W32, false, 4, Any),
+            (136, W64, false, 4, Any),
+            (256, W64, false, 4, Any),
+            (132, W32, false, 4, Mid),
+            (256, W32, false, 4, Mid),
+            (512, W64, false, 4, Mid),
         ] {
+            let shape = if short_rows { short } else { other };
             let l = layout_of(&float_rows(&mut rng, 256, row_bytes, 0.02, drop_bits), row_bytes, w, 1);
             assert!(
-                shape != short || coded(&l) == l.chunks.len(),
+                !short_rows || coded(&l) == l.chunks.len(),
                 "{row_bytes} B W{}: a raw chunk",
                 w.bits()
             );
