@@ -2471,7 +2471,8 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
                     default: slice_tile_rows<8, true>(prm, t, warp, lane); break;
                 }
             } else if (SHAPE == IBP_LEAN_SHORT) {
-                // (not reached: the lean check above lets only thread-path rows through)
+                // (Not reached: the lean check above lets only thread-path rows through. The branch
+                // ends the chain at compile time, so the short kernel holds no other row decoder.)
             } else if (IBP_LEAN_SMALL_ROWS && SHAPE != IBP_LEAN_MID && G != 0 && (t.uniform_f || IBP_SMALL_ROWS_ANY_F) &&
                        n <= IBP_TILE_SMALL_ROWS) switch (wb) {
                 case 1: decode_small_rows<1>(prm, t, warp, lane); break;
@@ -2489,6 +2490,7 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
                 case 4: lean_tile_rows<4, true, SHAPE>(prm, t, warp, lane); break;
                 default: lean_tile_rows<8, true, SHAPE>(prm, t, warp, lane); break;
             }
+#undef IBP_LEAN_THREAD_PATH
         } else if (SHAPE == IBP_TILES_PAIRS) {
             // The host launches this kernel only for entries whose coded chunks all have pair tables.
             if (G != 0 && !t.pairs) {

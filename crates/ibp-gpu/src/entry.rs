@@ -1072,7 +1072,8 @@ fn deposit_heavy(c: &crate::layout::ChunkDesc, meta: &[u8]) -> bool {
 /// checks, each walking more words (on the H200, 1 KiB rows gained 0.03 of the D2D copy and rows
 /// from 1.5 KiB on lost 0.05-0.10: bench/GPU_NOTES.md entry 19c), and entries of raw chunks only
 /// copy at the same speed through either kernel. Of the lean kernels, the mid one is taken when
-/// every coded chunk has rows of 33 to 64 words, else the one for any shape.
+/// every coded chunk has rows of 33 to 64 words, the short one when every chunk is coded with rows
+/// it takes ([`LeanShape::decodes_all`], unless `IBP_LEAN_SHORT=0`), else the one for any shape.
 pub(crate) fn lean_shape(layout: &EntryLayout) -> Option<LeanShape> {
     let coded: Vec<_> = layout.chunks.iter().filter(|c| c.group_count > 0).collect();
     let allowed = !coded.is_empty()
@@ -1083,11 +1084,9 @@ pub(crate) fn lean_shape(layout: &EntryLayout) -> Option<LeanShape> {
                 && c.words_per_row as u64 * c.word_bytes as u64 == layout.row_bytes
                 && entries <= crate::device::TABLE_MAX_ENTRIES as u64
         });
-    let takes = |shape: LeanShape| coded.iter().all(|c| shape.takes(c.words_per_row, layout.row_bytes));
-    let all_coded = coded.len() == layout.chunks.len();
-    allowed.then_some(if takes(LeanShape::Mid) {
+    allowed.then_some(if LeanShape::Mid.decodes_all(layout) {
         LeanShape::Mid
-    } else if all_coded && crate::device::short_rows_kernel() && takes(LeanShape::Short) {
+    } else if crate::device::short_rows_kernel() && LeanShape::Short.decodes_all(layout) {
         LeanShape::Short
     } else {
         LeanShape::Any
@@ -1132,6 +1131,18 @@ impl LeanShape {
             LeanShape::Mid => (33..=64).contains(&words),
             LeanShape::Short => (1..=16).contains(&words) || ((1..=32).contains(&words) && row_bytes <= 64),
         }
+    }
+
+    /// Whether this shape's kernel decodes every coded chunk of `layout` ([`LeanShape::takes`]) and,
+    /// for the short shape, which takes no raw chunk, whether every chunk is coded.
+    pub fn decodes_all(self, layout: &EntryLayout) -> bool {
+        layout.chunks.iter().all(|c| {
+            if c.group_count > 0 {
+                self.takes(c.words_per_row, layout.row_bytes)
+            } else {
+                self != LeanShape::Short
+            }
+        })
     }
 }
 
@@ -1199,14 +1210,13 @@ impl TileKernel {
     /// than report `E_LAYOUT` for their tiles (tiles whose records are all raw with no padding are
     /// copied by every tile kernel).
     pub fn decodes(self, layout: &EntryLayout) -> bool {
-        let mut coded = layout.chunks.iter().filter(|c| c.group_count > 0);
         match self.resolve(auto_tile_kernel(layout)) {
-            TileKernel::Lean(LeanShape::Short) => {
-                layout.chunks.iter().all(|c| c.group_count > 0)
-                    && coded.all(|c| LeanShape::Short.takes(c.words_per_row, layout.row_bytes))
-            }
-            TileKernel::Lean(shape) => coded.all(|c| shape.takes(c.words_per_row, layout.row_bytes)),
-            TileKernel::GeneralPairs => coded.all(|c| pair_table_chunk(c, layout.row_bytes)),
+            TileKernel::Lean(shape) => shape.decodes_all(layout),
+            TileKernel::GeneralPairs => layout
+                .chunks
+                .iter()
+                .filter(|c| c.group_count > 0)
+                .all(|c| pair_table_chunk(c, layout.row_bytes)),
             _ => true,
         }
     }
