@@ -2180,6 +2180,12 @@ __device__ __forceinline__ ibp_u32 build_pair_table(const ibp_u8* masks, ibp_u64
 #ifndef IBP_TILE_LEN_UNROLL
 #define IBP_TILE_LEN_UNROLL 1
 #endif
+// IBP_TILE_CARRY_START: a tile's first record offset comes from the tile before it in the block's run
+// (same chunk: that tile's start + its records' lengths) instead of the anchor and the lengths before
+// it (0: always the anchor chain, A/B; GPU_NOTES entry 57).
+#ifndef IBP_TILE_CARRY_START
+#define IBP_TILE_CARRY_START 1
+#endif
 // The body of the ibp_decode_tiles* kernels (LEAN false: SHAPE is IBP_TILES_ANY or IBP_TILES_PAIRS)
 // and the ibp_decode_tiles_lean* kernels (LEAN true: the lean row decoder for rows of SHAPE,
 // IBP_LEAN_ANY, IBP_LEAN_MID or IBP_LEAN_SHORT).
@@ -2187,9 +2193,12 @@ template <bool LEAN, int SHAPE>
 __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, const ibp_u32* tile_starts, ibp_u32 tile_rows,
                                                   ibp_u32 tile_bytes, ibp_u32 table_entries) {
     IBP_DYNAMIC_SMEM(tile_smem);
-    __shared__ ibp_u64 s_tile_start;   // payload offset (within the chunk) of the tile's first record
+    // Payload offset (within the chunk) of the first record of tile t, in slot t & 1: a tile's start
+    // is read by every thread while thread 0 may already write the next tile's (IBP_TILE_CARRY_START).
+    __shared__ ibp_u64 s_tile_start[2];
     __shared__ ibp_u32 s_warp_sums[IBP_TILE_WARPS];
     __shared__ ibp_u32 s_bad_tile;     // tile + 1 of the last tile found malformed (no reset needed)
+    __shared__ ibp_u32 s_carry_tile;   // the tile whose start the tile before it wrote (else not a tile of the run)
     ibp_u8* const tile_buf = tile_smem + IBP_TILE_GUARD;
     ibp_u32* const offsets = (ibp_u32*)(tile_buf + tile_bytes);
     ibp_u8* const table = (ibp_u8*)offsets + ((4 * (tile_rows + 1) + 15) & ~15u);
@@ -2202,7 +2211,10 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
     bool table_ok = false;
     ibp_u32 table_flags = 0;  // IBP_TABLE_* of the current table
     bool table_pairs = false;  // the current table is a pair table
-    if (threadIdx.x == 0) s_bad_tile = 0;
+    if (threadIdx.x == 0) {
+        s_bad_tile = 0;
+        s_carry_tile = ~0u;
+    }
     __syncthreads();
     // Each block takes a contiguous run of ceil(tiles / blocks) tiles, so that consecutive tiles
     // share a chunk (and its table); the last blocks may get none. IBP_TILE_EVEN_RUNS=1 gives every
@@ -2274,8 +2286,9 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
                 }
             }
         }
-        // 1. Offset of the tile's first record: anchor + lengths of rows (r0 & ~31) .. r0 - 1 (warp 0).
-        if (warp == 0) {
+        // 1. Offset of the tile's first record: anchor + lengths of rows (r0 & ~31) .. r0 - 1 (warp 0),
+        // unless the tile before it in the run, in the same chunk, left it (its start + its records).
+        if (warp == 0 && !(IBP_TILE_CARRY_START && s_carry_tile == tile)) {
             const ibp_u64 anchor = c.anchors_index + (r0 >> 5);
             const ibp_u32 r_lane = (ibp_u32)(r0 & 31);
             ibp_u64 units = 0;
@@ -2291,7 +2304,7 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
             for (int d = 16; d > 0; d >>= 1) before += __shfl_xor_sync(FULL_MASK, before, d);
             ok = __all_sync(FULL_MASK, ok);
             if (lane == 0) {
-                if (ok) s_tile_start = prm.anchors[anchor] + before;
+                if (ok) s_tile_start[tile & 1] = prm.anchors[anchor] + before;
                 else s_bad_tile = tile + 1;
             }
         }
@@ -2342,7 +2355,7 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
             if (w < warp) base += sw;
             total += sw;
         }
-        const ibp_u64 start = s_tile_start;
+        const ibp_u64 start = s_tile_start[tile & 1];
         // The tile must lie inside the chunk's payload and fit the shared-memory buffer.
         const bool tile_ok = s_bad_tile != tile + 1 && start <= c.payload_len && total <= c.payload_len - start &&
                              c.payload_offset <= prm.payload_size && c.payload_len <= prm.payload_size - c.payload_offset &&
@@ -2353,6 +2366,13 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
             continue;
         }
         const ibp_u8* src = prm.payload + c.payload_offset + start;
+        // The next tile of the run, if in this chunk, starts where this tile's records end
+        // (IBP_TILE_CARRY_START).
+        const bool next_in_chunk = tile64 + 1 < run_end && tile + 1 < run_chunk_next;
+        if (IBP_TILE_CARRY_START && threadIdx.x == 0 && next_in_chunk) {
+            s_tile_start[(tile + 1) & 1] = start + total;
+            s_carry_tile = tile + 1;
+        }
         ibp_u8* const out_tile = prm.out + (t_first - prm.first_row) * (ibp_u64)prm.row_bytes;
         // 3a. Every row raw with no padding: the records are the output rows; copy them directly,
         // IBP_RAW_TILE_VECS 16-byte loads in flight per thread.
