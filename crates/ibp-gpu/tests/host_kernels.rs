@@ -358,6 +358,56 @@ fn entries_relaid_for_gpu_reads_match_cpu_decoder() {
     }
 }
 
+/// Chunks of several tiles, so each block of the emulated grid (at most three) decodes a run of
+/// consecutive tiles of one chunk: from its second tile on, a tile's first record offset is the one
+/// the tile before it left (`IBP_TILE_CARRY_START`), in the short-rows, lean and general kernels.
+#[test]
+fn runs_of_tiles_in_one_chunk_match_cpu_decoder() {
+    let mut rng = Rng::new(57);
+    // 64-byte rows of 16-bit words (the short-rows kernel: tiles of up to 1024 rows), 256-byte rows
+    // (the lean kernel for 33-64 words), 1 KiB rows of 32-bit words (the pairs kernel) and of 64-bit
+    // words (the general kernel); a third of the rows random bytes (raw records).
+    let mut kernels = Vec::new();
+    for (w, words, rows, align_log2) in [
+        (WordWidth::W16, 32usize, 5000usize, 0u8),
+        (WordWidth::W16, 32, 5000, 4),
+        (WordWidth::W32, 64, 1500, 4),
+        (WordWidth::W32, 256, 400, 4),
+        (WordWidth::W64, 128, 400, 4),
+    ] {
+        let row_bytes = words * w.bytes();
+        let mut data = if words <= 64 {
+            sparse_rows(&mut rng, rows, row_bytes, 0.05)
+        } else {
+            patterned_rows(&mut rng, rows, row_bytes, w.bytes(), 0.1, 0.05)
+        };
+        for row in data.chunks_exact_mut(row_bytes).step_by(3) {
+            row.iter_mut().for_each(|b| *b = rng.next_u64() as u8);
+        }
+        let label = format!(
+            "W{} n{words} A{}, {rows} rows in chunks of 4096",
+            w.bits(),
+            1 << align_log2
+        );
+        let case = Case::new(&data, row_bytes, &fixed_width(w, 1, align_log2), 4096, label);
+        let entry = load(&case);
+        kernels.push(entry.tile_kernel());
+        check_entry(&entry, &case, &mut rng);
+    }
+    let short = TileKernel::Lean(LeanShape::Short);
+    assert_eq!(
+        kernels,
+        [
+            short,
+            short,
+            TileKernel::Lean(LeanShape::Mid),
+            TileKernel::GeneralPairs,
+            TileKernel::General
+        ],
+        "the tile kernels these rows take"
+    );
+}
+
 /// `ibp_gather_split`: rows of 128 words and more decoded by 2 or 4 warps each, through decode tables
 /// (rows of 3-4 free-bit runs) and Mask/Bitval words, at every word width, with groups, alignments
 /// and partial last words; the same rows and the same first error as the CPU decoder when records
