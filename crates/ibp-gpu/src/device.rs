@@ -115,6 +115,14 @@ pub fn short_rows_kernel() -> bool {
     *SHORT.get_or_init(|| std::env::var("IBP_LEAN_SHORT").map_or(true, |v| v.trim() != "0"))
 }
 
+/// The most blocks a tile-kernel launch gets, from the environment variable `IBP_TILE_MAX_BLOCKS`
+/// (read once per process; unset: 8 per SM). For sanitizer runs of the GPU tests: with few blocks
+/// each runs several tiles of a chunk, as on large entries (the tile start carried from tile to tile).
+pub(crate) fn tile_blocks_cap() -> Option<u32> {
+    static CAP: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
+    *CAP.get_or_init(|| env_u32("IBP_TILE_MAX_BLOCKS"))
+}
+
 /// Whether `ibp_decode_tiles` tiles hold a multiple of its warps' rows (`entry::balanced_tile_rows`):
 /// yes unless the environment variable `IBP_TILE_BALANCE` is `0` (for A/B runs of the benchmark),
 /// read once per process.
