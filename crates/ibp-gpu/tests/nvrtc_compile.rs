@@ -80,6 +80,7 @@ const AB_SWITCHES: [&[&str]; 3] = [
         "-DIBP_GATHER_SPANS=0",
         "-DIBP_TILE_CHUNK_CACHE=0",
         "-DIBP_TILE_LEN_UNROLL=0",
+        "-DIBP_TILE_CARRY_START=0",
     ],
     &[
         "-DIBP_LEAN_HOIST=2",
