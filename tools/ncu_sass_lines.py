@@ -11,11 +11,12 @@ kernel disassembled here with line numbers (no device time):
 ROWS is the number of rows the profiled launch decoded (64 MiB of 256 B rows: 262144). The SASS
 addresses of the report are taken relative to the kernel's first instruction; the script checks that
 every opcode matches the local disassembly (a mismatch means the cubin differs from the device's).
-Lines are those of kernels/ibp_gather.cu (inlined helpers count on their own lines).
+Lines are named file:line (kernels/ibp_gather.cu and its parts, ibp_gather/*.cuh; inlined helpers\ncount on their own lines).
 """
 import collections
 import re
 import sys
+from pathlib import Path
 
 from ncu_stalls import num, read_source_page
 
@@ -34,9 +35,10 @@ def main() -> int:
             continue
         if not inside:
             continue
-        m = re.search(r"line (\d+)", text)
+        m = re.search(r'File "([^"]*)", line (\d+)', text)
         if m and "//##" in text:
-            line = int(m.group(1))
+            name, part = m.group(1), m.group(1).rfind("ibp_gather/")
+            line = f"{name[part:] if part >= 0 else Path(name).name}:{m.group(2)}"
             continue
         m = re.match(r"\s*/\*([0-9a-f]{4,})\*/\s*(.*?);", text)
         if m:
@@ -55,7 +57,7 @@ def main() -> int:
     total, total_samples = sum(executed.values()), sum(samples.values()) or 1.0
     print(f"{total / rows:.1f} warp instructions per row; {mismatched} of {len(data)} opcodes differ from {sass_txt}")
     for src_line, e in executed.most_common(top):
-        print(f"line {src_line}: {e / rows:7.2f} per row, {100 * samples[src_line] / total_samples:5.1f} % of stall samples")
+        print(f"{src_line}: {e / rows:7.2f} per row, {100 * samples[src_line] / total_samples:5.1f} % of stall samples")
     return 0
 
 

@@ -10,11 +10,13 @@ device time.
 numbers with each SASS instruction: where the spill loads `LDL` sit). nvdisasm comes with the PyPI
 wheel nvidia-cuda-nvdisasm (pip install --target DIR nvidia-cuda-nvdisasm).
 
-The source is assembled as crates/ibp-gpu/src/kernels.rs does (ibp_status.h, then the file).
+The source is assembled as crates/ibp-gpu/src/kernels.rs does (ibp_status.h, then the file with
+its parts in place of their includes).
 """
 import ctypes
 import ctypes.util
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -32,10 +34,24 @@ def load_nvrtc():
     return ctypes.CDLL(name)
 
 
+def full_source(file: str) -> str:
+    """ibp_status.h, then `file` with each `#include "ibp_gather/..."` replaced by that part's text,
+    with #line directives (as KernelModule::full_source in crates/ibp-gpu/src/kernels.rs)."""
+    kernels = ROOT / "kernels"
+    out = [f'#line 1 "ibp_status.h"\n{(kernels / "ibp_status.h").read_text()}\n#line 1 "{file}"\n']
+    for i, line in enumerate((kernels / file).read_text().splitlines()):
+        m = re.fullmatch(r'\s*#include\s*"([^"]+)"\s*', line)
+        if m and (kernels / m.group(1)).parent != kernels:
+            text = (kernels / m.group(1)).read_text()
+            out.append(f'#line 1 "{m.group(1)}"\n{text}{"" if text.endswith(chr(10)) else chr(10)}')
+            out.append(f'#line {i + 2} "{file}"\n')
+        else:
+            out.append(line + "\n")
+    return "".join(out)
+
+
 def compile_one(lib, file: str, defines: list[str], cubin_dir: str | None = None) -> str:
-    status = (ROOT / "kernels" / "ibp_status.h").read_text()
-    body = (ROOT / "kernels" / file).read_text()
-    src = f'#line 1 "ibp_status.h"\n{status}\n#line 1 "{file}"\n{body}'.encode()
+    src = full_source(file).encode()
     prog = ctypes.c_void_p()
     rc = lib.nvrtcCreateProgram(ctypes.byref(prog), src, file.encode(), 0, None, None)
     assert rc == 0, rc

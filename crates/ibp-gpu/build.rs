@@ -4,7 +4,13 @@ fn main() {
     #[cfg(feature = "host-kernels")]
     {
         let kernels = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../kernels");
-        for f in ["ibp_gather.cu", "ibp_status.h", "host/cuda_host.h", "host/launch.cpp"] {
+        for f in [
+            "ibp_gather.cu",
+            "ibp_gather",
+            "ibp_status.h",
+            "host/cuda_host.h",
+            "host/launch.cpp",
+        ] {
             println!("cargo:rerun-if-changed={}", kernels.join(f).display());
         }
         // IBP_HOST_KERNELS_ASAN=1: AddressSanitizer in the kernels (run the tests with the runtime

@@ -11,21 +11,60 @@ use std::sync::{Arc, Mutex, OnceLock};
 /// `kernels/ibp_status.h`: status codes and shared structs, prepended to every module.
 pub const STATUS_H: &str = include_str!("../../../kernels/ibp_status.h");
 
-/// One kernel module (one `.cu` file).
+/// One kernel module (one `.cu` file and the parts it includes).
 #[derive(Debug, Clone, Copy)]
 pub struct KernelModule {
     /// File name in `kernels/`.
     pub file: &'static str,
     /// The file's text.
     pub body: &'static str,
+    /// The files it includes with `#include "NAME"` (paths relative to `kernels/`), which
+    /// [`KernelModule::full_source`] puts in place of those lines: NVRTC gets one source, with no
+    /// include paths, while a C++ compiler (kernels/host) reads the same files through the includes.
+    pub parts: &'static [KernelPart],
     /// `extern "C"` entry points the module defines.
     pub functions: &'static [&'static str],
 }
 
-/// The decoder.
+/// A file a kernel module includes.
+#[derive(Debug, Clone, Copy)]
+pub struct KernelPart {
+    /// The name its `#include` line gives, relative to `kernels/`.
+    pub name: &'static str,
+    /// The file's text.
+    pub text: &'static str,
+}
+
+/// `kernels/ibp_gather/NAME`, embedded.
+macro_rules! gather_part {
+    ($name:literal) => {
+        KernelPart {
+            name: concat!("ibp_gather/", $name),
+            text: include_str!(concat!("../../../kernels/ibp_gather/", $name)),
+        }
+    };
+}
+
+/// The decoder: `ibp_gather.cu` and its parts (one per section of the decode, in the order it
+/// includes them).
 pub const GATHER: KernelModule = KernelModule {
     file: "ibp_gather.cu",
     body: include_str!("../../../kernels/ibp_gather.cu"),
+    parts: &[
+        gather_part!("words.cuh"),
+        gather_part!("records.cuh"),
+        gather_part!("copies.cuh"),
+        gather_part!("tables.cuh"),
+        gather_part!("pairs.cuh"),
+        gather_part!("gather_rows.cuh"),
+        gather_part!("gather_split.cuh"),
+        gather_part!("gather_flat.cuh"),
+        gather_part!("gather_tables.cuh"),
+        gather_part!("tiles.cuh"),
+        gather_part!("lean.cuh"),
+        gather_part!("short_rows.cuh"),
+        gather_part!("tile_kernels.cuh"),
+    ],
     functions: &[
         "ibp_gather",
         "ibp_decode_tiles",
@@ -40,6 +79,7 @@ pub const GATHER: KernelModule = KernelModule {
 pub const BASELINES: KernelModule = KernelModule {
     file: "ibp_baselines.cu",
     body: include_str!("../../../kernels/ibp_baselines.cu"),
+    parts: &[],
     functions: &["ibp_raw_gather", "ibp_copy_records", "ibp_spin"],
 };
 
@@ -47,13 +87,38 @@ pub const BASELINES: KernelModule = KernelModule {
 pub const ALL_MODULES: [KernelModule; 2] = [GATHER, BASELINES];
 
 impl KernelModule {
-    /// The source NVRTC compiles: `ibp_status.h`, then the file (with a `#line` so diagnostics
-    /// point into the right file).
+    /// The source NVRTC compiles: `ibp_status.h`, then the file with each `#include` of one of its
+    /// [`parts`](KernelModule::parts) replaced by that part's text (with `#line` directives, so
+    /// diagnostics and line info point into the right file).
     pub fn full_source(&self) -> String {
-        format!(
-            "#line 1 \"ibp_status.h\"\n{STATUS_H}\n#line 1 \"{}\"\n{}",
-            self.file, self.body
-        )
+        let mut out = format!("#line 1 \"ibp_status.h\"\n{STATUS_H}\n#line 1 \"{}\"\n", self.file);
+        for (i, line) in self.body.lines().enumerate() {
+            match self.part_included_by(line) {
+                Some(part) => {
+                    out.push_str(&format!("#line 1 \"{}\"\n{}", part.name, part.text));
+                    if !part.text.ends_with('\n') {
+                        out.push('\n');
+                    }
+                    out.push_str(&format!("#line {} \"{}\"\n", i + 2, self.file));
+                }
+                None => {
+                    out.push_str(line);
+                    out.push('\n');
+                }
+            }
+        }
+        out
+    }
+
+    /// The part a line `#include "NAME"` names, if NAME is one of this module's parts.
+    pub fn part_included_by(&self, line: &str) -> Option<&'static KernelPart> {
+        let name = line
+            .trim()
+            .strip_prefix("#include")?
+            .trim()
+            .strip_prefix('"')?
+            .strip_suffix('"')?;
+        self.parts.iter().find(|p| p.name == name)
     }
 }
 
@@ -130,4 +195,81 @@ pub fn compile_cached(
         let _ = kernel_cache::store(path, key, &compiled.cubin);
     }
     Ok((Arc::new(compiled.cubin), false))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The quoted `#include` names of `text`, in order.
+    fn quoted_includes(text: &str) -> Vec<&str> {
+        text.lines()
+            .filter_map(|l| {
+                l.trim()
+                    .strip_prefix("#include")?
+                    .trim()
+                    .strip_prefix('"')?
+                    .strip_suffix('"')
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_part_is_included_once_in_order_and_nothing_else_is() {
+        for module in ALL_MODULES {
+            let names: Vec<&str> = module.parts.iter().map(|p| p.name).collect();
+            assert_eq!(quoted_includes(module.body), names, "{}", module.file);
+            for part in module.parts {
+                assert!(quoted_includes(part.text).is_empty(), "{} includes a file", part.name);
+            }
+            let source = module.full_source();
+            assert!(
+                quoted_includes(&source).is_empty(),
+                "{}: an include was left",
+                module.file
+            );
+            for part in module.parts {
+                assert_eq!(source.matches(part.text.trim_end()).count(), 1, "{}", part.name);
+            }
+        }
+    }
+
+    #[test]
+    fn every_file_of_the_parts_folder_is_a_part() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../kernels/ibp_gather");
+        let mut on_disk: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| format!("ibp_gather/{}", e.unwrap().file_name().to_string_lossy()))
+            .collect();
+        on_disk.sort();
+        let mut listed: Vec<String> = GATHER.parts.iter().map(|p| p.name.to_string()).collect();
+        listed.sort();
+        assert_eq!(on_disk, listed);
+    }
+
+    #[test]
+    fn line_directives_point_back_into_the_including_file() {
+        let source = GATHER.full_source();
+        let body_lines: Vec<&str> = GATHER.body.lines().collect();
+        // After each part, a `#line N "ibp_gather.cu"` whose line N is the one after the include.
+        let mut lines = source.lines();
+        let mut checked = 0;
+        while let Some(l) = lines.next() {
+            if let Some(rest) = l.strip_prefix("#line ") {
+                let (n, file) = rest.split_once(' ').unwrap();
+                if file == "\"ibp_gather.cu\"" && n != "1" {
+                    let n: usize = n.parse().unwrap();
+                    let next = lines.next().unwrap_or("");
+                    let expected = body_lines.get(n - 1).copied().unwrap_or("");
+                    // Line n itself, or (an include) the directive that starts its part.
+                    match GATHER.part_included_by(expected) {
+                        Some(part) => assert_eq!(next, format!("#line 1 \"{}\"", part.name), "line {n}"),
+                        None => assert_eq!(next, expected, "line {n}"),
+                    }
+                    checked += 1;
+                }
+            }
+        }
+        assert_eq!(checked, GATHER.parts.len());
+    }
 }

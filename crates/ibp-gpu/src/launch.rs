@@ -280,7 +280,7 @@ pub(crate) fn copy_records(
 mod tests {
     #[test]
     fn tile_constants_match_kernel() {
-        let src = include_str!("../../../kernels/ibp_gather.cu");
+        let src = &crate::kernels::GATHER.full_source();
         let define = |name: &str| -> u32 {
             let line = src
                 .lines()

@@ -1,0 +1,73 @@
+// ibp_gather/copies.cuh: staging of records into shared memory and warp copies of raw records.
+// Part of ibp_gather.cu, which includes its parts in order; each uses those before it.
+
+// ---- copies ------------------------------------------------------------------------------------
+
+// Staging of a record into shared memory, split in two so that the loads of the first part are in
+// flight while the warp does other work (the next row's lookups): `begin` loads up to
+// IBP_PREFETCH_VECS 16-byte vectors per lane into registers, `end` stores them and copies the rest.
+#ifndef IBP_PREFETCH_VECS
+#define IBP_PREFETCH_VECS 2
+#endif
+struct Prefetch {
+    uint4 v[IBP_PREFETCH_VECS];
+};
+
+// Every record is staged with 16-byte loads from the 16-byte boundary at or below its start up to
+// the one at or above its end: both stay inside the payload buffer, where every chunk payload
+// starts 128-byte aligned and is followed by alignment padding or PAYLOAD_SLACK bytes. The record
+// then starts at byte (src & 15) of the staging buffer.
+__device__ __forceinline__ const uint4* stage_span(const ibp_u8* src, ibp_u64 len, ibp_u64& vecs) {
+    const size_t a = (size_t)src & ~(size_t)15;
+    vecs = (((size_t)src + len + 15) - a) >> 4;
+    return (const uint4*)a;
+}
+
+__device__ __forceinline__ void stage_begin(Prefetch& pf, const ibp_u8* src, ibp_u64 len, ibp_u32 lane) {
+    ibp_u64 vecs;
+    const uint4* s = stage_span(src, len, vecs);
+#pragma unroll
+    for (int u = 0; u < IBP_PREFETCH_VECS; u++) {
+        const ibp_u64 i = lane + 32 * u;
+        if (i < vecs) pf.v[u] = s[i];
+    }
+}
+
+__device__ __forceinline__ void stage_end(const Prefetch& pf, ibp_u8* dst, const ibp_u8* src, ibp_u64 len, ibp_u32 lane) {
+    ibp_u64 vecs;
+    const uint4* s = stage_span(src, len, vecs);
+    uint4* d = (uint4*)dst;
+#pragma unroll
+    for (int u = 0; u < IBP_PREFETCH_VECS; u++) {
+        const ibp_u64 i = lane + 32 * u;
+        if (i < vecs) d[i] = pf.v[u];
+    }
+    ibp_u64 i = lane + 32 * IBP_PREFETCH_VECS;
+    for (; i + 96 < vecs; i += 128) {
+        uint4 a = s[i], b = s[i + 32], c = s[i + 64], e = s[i + 96];
+        d[i] = a; d[i + 32] = b; d[i + 64] = c; d[i + 96] = e;
+    }
+    for (; i < vecs; i += 32) d[i] = s[i];
+}
+
+// Copies n bytes from src to dst (either may be shared or global), 16/4/1-byte accesses by alignment.
+__device__ __forceinline__ void warp_copy(ibp_u8* dst, const ibp_u8* src, ibp_u64 n, ibp_u32 lane) {
+    if (((((size_t)src) | ((size_t)dst)) & 15) == 0) {
+        const uint4* s = (const uint4*)src;
+        uint4* d = (uint4*)dst;
+        ibp_u64 vecs = n >> 4;
+        ibp_u64 i = lane;
+        for (; i + 96 < vecs; i += 128) {
+            uint4 a = s[i], b = s[i + 32], c = s[i + 64], e = s[i + 96];
+            d[i] = a; d[i + 32] = b; d[i + 64] = c; d[i + 96] = e;
+        }
+        for (; i < vecs; i += 32) d[i] = s[i];
+        for (ibp_u64 t = (vecs << 4) + lane; t < n; t += 32) dst[t] = src[t];
+    } else if (((((size_t)src) | ((size_t)dst)) & 3) == 0) {
+        ibp_u64 words = n >> 2;
+        for (ibp_u64 i = lane; i < words; i += 32) ((ibp_u32*)dst)[i] = ((const ibp_u32*)src)[i];
+        for (ibp_u64 t = (words << 2) + lane; t < n; t += 32) dst[t] = src[t];
+    } else {
+        for (ibp_u64 t = lane; t < n; t += 32) dst[t] = src[t];
+    }
+}

@@ -1,0 +1,209 @@
+// ibp_gather/short_rows.cuh: short rows decoded in slices, a lane per slice.
+// Part of ibp_gather.cu, which includes its parts in order; each uses those before it.
+
+// ---- short rows decoded in slices, a lane per slice (lean kernel, rows of <= IBP_LEAN_THREAD_ROWS words) ----
+// Short rows keep few lanes busy per word (8 of 32 for a row of eight 64-bit words) and spend most
+// of a lane-per-word pass on the row's checks, the scan and shuffles. Here a row is cut into K
+// slices of m = ceil(n / K) consecutive words, K a power of two (the row's bytes / IBP_LEAN_LANE_BYTES
+// rounded up, at most 32 and at most n rounded up), and lane s of a K-lane segment walks slice s's
+// words in order: slice lengths (sum of the fields' lengths), an exclusive scan over the segment
+// gives each slice's first stream bit, then each word's field follows the one before, and the
+// segment's total gives T. The same checks, in the same order and with the same codes, as
+// lean_tile_rows (made by each lane, reported by lane 0 of the segment). Output: 16 bytes per store
+// where slices, rows and the output allow it, else a word per store. IBP_LEAN_THREAD_ROWS 0: off
+// (rows of <= 16 words take decode_small_rows, the others lean_tile_rows).
+#ifndef IBP_LEAN_THREAD_ROWS
+#define IBP_LEAN_THREAD_ROWS 16  // rows of at most this many words (<= 32)
+#endif
+#if IBP_LEAN_THREAD_ROWS > 32
+#error "IBP_LEAN_THREAD_ROWS is at most 32 (a row's participation bits are one 32-bit word)"
+#endif
+// IBP_LEAN_THREAD_BYTES > 0: rows of up to 32 words and at most this many bytes take the same
+// path (MiniLM K bf16, 32 words of 16 bits: 0.31 -> 0.45 of the D2D copy at A = 1, GPU_NOTES
+// entries 40 and 41; at A = 16, where 64 % of its records are raw, 0.41 -> 0.44 once the path copies
+// raw records with 16-byte vectors, entry 51, 0.35 before). 0: off. IBP_LEAN_THREAD_A1_ONLY=1 keeps
+// it to chunks of A = 1, as before entry 51.
+#ifndef IBP_LEAN_THREAD_BYTES
+#define IBP_LEAN_THREAD_BYTES 64
+#endif
+#ifndef IBP_LEAN_THREAD_A1_ONLY
+#define IBP_LEAN_THREAD_A1_ONLY 0
+#endif
+#ifndef IBP_LEAN_LANE_BYTES
+#define IBP_LEAN_LANE_BYTES 64  // output bytes per lane a row's slice count aims at
+#endif
+// IBP_SLICE_RAW_VECS: a raw record's slice is copied with 16-byte vectors where the slice, the record
+// and the output allow (raw records of A = 16 chunks), not decoded a word at a time as a record of
+// non-participating words (0: as before entry 51).
+#ifndef IBP_SLICE_RAW_VECS
+#define IBP_SLICE_RAW_VECS 1
+#endif
+
+// Word k (a constant after unrolling) of a 16-byte vector of WB-byte words, into acc (zeroed).
+template <int WB>
+__device__ __forceinline__ void vec_put(uint4& acc, ibp_u32 k, typename Word<WB>::R word) {
+    if (WB == 8) {
+        const ibp_u32 lo = (ibp_u32)word, hi = (ibp_u32)((ibp_u64)word >> 32);
+        if (k == 0) { acc.x = lo; acc.y = hi; } else { acc.z = lo; acc.w = hi; }
+        return;
+    }
+    const ibp_u32 per = WB < 4 ? 4 / WB : 1u;  // words per 32-bit component (WB == 8 returned above)
+    const ibp_u32 v = (ibp_u32)word << (8 * WB * (k % per));
+    switch (k / per) {
+        case 0: acc.x |= v; break;
+        case 1: acc.y |= v; break;
+        case 2: acc.z |= v; break;
+        default: acc.w |= v; break;
+    }
+}
+
+// IBP_SLICE_BITBUF: for words of up to 32 bits a lane reads its slice's fields from a window of its
+// stream held in registers (SliceWindow), moved forward a word at a time as fields are consumed,
+// instead of two shared-memory words per field (sbits32): a row of 32 16-bit words then takes about
+// one shared-memory read per 32 bits of its record, not 64 (GPU_NOTES entry 54, where this build is
+// "=2"). 64-bit words keep sbits32: a three-word window for them measured slower (V bf16 A=1 0.487
+// -> 0.477; bench/results/gpu-2026-12-04/tried-slice-window-64.diff). 0: sbits32 for every width.
+#ifndef IBP_SLICE_BITBUF
+#define IBP_SLICE_BITBUF 1
+#endif
+
+// A lane's window on the shared-memory stream w (words of up to 32 bits, so fields of up to 32 bits):
+// words at/32 and at/32 + 1, at a multiple of 32 with at <= the next field's start < at + 32. The
+// next field's start is kept at or before the record's end (base + min(pos, total_bits)), so the
+// window reads at most 7 bytes past the record: inside the 16 bytes the tile-fit check leaves after
+// a tile's records, as sbits32's reads of the same fields are.
+struct SliceWindow {
+    ibp_u32 lo, hi;
+    ibp_u32 at;
+    // Opens the window on stream bit s.
+    __device__ __forceinline__ void open(const ibp_u32* w, ibp_u32 s) {
+        at = s & ~31u;
+        lo = w[at >> 5];
+        hi = w[(at >> 5) + 1];
+    }
+    // The 32 stream bits from stream bit s (at <= s < at + 32).
+    __device__ __forceinline__ ibp_u32 bits(ibp_u32 s) const { return __funnelshift_r(lo, hi, s - at); }
+    // Moves the window on to stream bit s, at <= s < at + 64 (one field past the window's).
+    __device__ __forceinline__ void advance(const ibp_u32* w, ibp_u32 s) {
+        if (s - at >= 32u) {
+            lo = hi;
+            at += 32;
+            hi = w[(at >> 5) + 1];
+        }
+    }
+};
+
+// Whether the thread path of WB-byte words reads through a SliceWindow (IBP_SLICE_BITBUF).
+template <int WB>
+__device__ __forceinline__ constexpr bool slice_window_on() {
+    return IBP_SLICE_BITBUF && WB < 8;
+}
+
+// One word of a lane's slice: the field at stream bit base + pos (read at the record's end when a
+// corrupt record puts it past it), entry j of the row's group; advances pos by the field's length
+// (and, IBP_SLICE_BITBUF, the window win, open on bit base + min(pos, total_bits)).
+template <int WB, bool MULTI>
+__device__ __forceinline__ typename Word<WB>::R slice_word(const ibp_u32* w, ibp_u32 base, ibp_u32& pos,
+                                                           ibp_u32 total_bits, ibp_u32 pbits, ibp_u32 j,
+                                                           const uint4* tm_g, const uint4* ti_g,
+                                                           SliceWindow& win) {
+    const bool p = (pbits >> j) & 1u;
+    const uint4 tm = tm_g[j], ti = ti_g[j];
+    const ibp_u32 s = base + min(pos, total_bits);
+    typename Word<WB>::R word;
+    if (slice_window_on<WB>()) {
+        word = table_word_bits<WB, MULTI>(win.bits(s), 0u, p, tm, ti);  // (W <= 32: no second piece)
+    } else {
+        word = table_word<WB, MULTI>(w, s, p, tm, ti);
+    }
+    pos += p ? (ti.w & 127u) : (ibp_u32)(WB * 8);
+    if (slice_window_on<WB>()) win.advance(w, base + min(pos, total_bits));
+    return word;
+}
+
+template <int WB, bool MULTI>
+__device__ __forceinline__ void slice_tile_rows(const IbpGatherParams& prm, const TileCtx& t, ibp_u32 warp, ibp_u32 lane) {
+    typedef typename Word<WB>::T Stored;
+    const ibp_u32 W = WB * 8;
+    const ibp_u32 n = t.n;  // 1 .. 32 (IBP_LEAN_THREAD_ROWS, IBP_LEAN_THREAD_BYTES); row_bytes == n * WB (a lean coded chunk)
+    const ibp_u32 row_bytes = prm.row_bytes;
+    const ibp_u32 first_words = n >= 32 ? ~0u : (1u << n) - 1u;
+    const ibp_u32 a_mask = (1u << t.align_log2) - 1u;
+    const ibp_u32* const w = (const ibp_u32*)(t.tile - IBP_TILE_GUARD);
+    const ibp_u32 rec0 = (IBP_TILE_GUARD + t.skew) * 8;
+    ibp_u8* const out0 = prm.out + t.k0 * (ibp_u64)row_bytes;
+    // Slices: K = 2^k_log2 lanes per row, m words each (the last ones may hold fewer or none).
+    const ibp_u32 want = (row_bytes + IBP_LEAN_LANE_BYTES - 1) / IBP_LEAN_LANE_BYTES;
+    const ibp_u32 cap = min(n, 32u);
+    ibp_u32 k_log2 = 0;
+    while ((1u << k_log2) < want && (1u << k_log2) < cap) k_log2++;
+    const ibp_u32 K = 1u << k_log2, m = (n + K - 1) >> k_log2;
+    const ibp_u32 seg = lane >> k_log2, s = lane & (K - 1), per_pass = 32u >> k_log2;
+    const ibp_u32 jb = min(s * m, n), je = min(jb + m, n);
+    const bool vec_out = (((m * WB) | row_bytes | (ibp_u32)(size_t)out0) & 15u) == 0;
+    const ibp_u32 per_vec = 16 / WB;
+    for (ibp_u32 row0 = warp * per_pass; row0 < t.nrows; row0 += IBP_TILE_WARPS * per_pass) {
+        const ibp_u32 row = row0 + seg;
+        const bool valid = row < t.nrows;
+        const ibp_u32 off = valid ? t.offsets[row] : 0u;
+        const ibp_u32 len = valid ? t.offsets[row + 1] - off : 0u;
+        const bool raw = valid && len == t.raw_padded;
+        const ibp_u32 base = rec0 + off * 8, total_bits = len * 8;
+        ibp_u32 code = IBP_STATUS_OK, g = 0;
+        if (valid && !raw && t.G > 1) {
+            const ibp_u64 at = t.groups + t.r0 + row;
+            if (at >= prm.meta_size) code = IBP_STATUS_LAYOUT;
+            else { g = prm.meta[at]; if (g >= t.G) { code = IBP_STATUS_GROUP_ID; g = 0; } }
+        }
+        // A raw record: every word non-participating, fields from bit 0.
+        const ibp_u32 pbits = raw || !valid ? 0u : sbits32(w, base) & first_words;
+        const uint4* const tm_g = t.tmask + g * n;
+        const uint4* const ti_g = t.tinfo + g * n;
+        // This slice's bits, the ones before it (scan within the segment), the row's T.
+        ibp_u32 bits = 0;
+        if (K > 1)
+            for (ibp_u32 j = jb; j < je; j++) bits += ((pbits >> j) & 1u) ? (ti_g[j].w & 127u) : W;
+        ibp_u32 x = bits;
+        for (ibp_u32 d = 1; d < K; d <<= 1) {
+            const ibp_u32 y = __shfl_up_sync(FULL_MASK, x, d);
+            if (s >= d) x += y;
+        }
+        const ibp_u32 start = raw ? 0u : n;
+        ibp_u32 pos = start + x - bits;
+        if (valid) {
+            ibp_u8* const dst = out0 + row * (ibp_u64)row_bytes;
+            if (IBP_SLICE_RAW_VECS && raw && vec_out && ((base >> 3) & 15u) == 0) {
+                // Bytes j*WB .. of a raw record are the row's: the slice's vectors as they are.
+                const uint4* const from = (const uint4*)((const ibp_u8*)w + (base >> 3));
+                for (ibp_u32 v = jb * WB / 16; v < je * WB / 16; v++) ((uint4*)dst)[v] = from[v];
+                pos += (je - jb) * W;
+            } else {
+                SliceWindow win;
+                if (slice_window_on<WB>()) win.open(w, base + min(pos, total_bits));
+                if (vec_out) {
+                    for (ibp_u32 j0 = jb; j0 < je; j0 += per_vec) {
+                        uint4 acc = make_uint4(0u, 0u, 0u, 0u);
+#pragma unroll
+                        for (ibp_u32 k = 0; k < per_vec; k++)
+                            vec_put<WB>(acc, k, slice_word<WB, MULTI>(w, base, pos, total_bits, pbits, j0 + k, tm_g, ti_g, win));
+                        *(uint4*)(dst + j0 * WB) = acc;
+                    }
+                } else {
+                    for (ibp_u32 j = jb; j < je; j++)
+                        ((Stored*)dst)[j] = (Stored)slice_word<WB, MULTI>(w, base, pos, total_bits, pbits, j, tm_g, ti_g, win);
+                }
+            }
+        }
+        // T (a raw record: row_bytes * 8): the end of the segment's last slice.
+        const ibp_u32 T = K > 1 ? start + __shfl_sync(FULL_MASK, x, (seg << k_log2) + K - 1) : pos;
+        // Record length rule L == align_up(ceil(T/8), A) (T > 8L fails it too), then padding bits
+        // T .. 8L-1 zero.
+        if (valid && s == 0) {
+            if (code == IBP_STATUS_OK) {
+                if (!raw && (T > total_bits || ((((T + 7) >> 3) + a_mask) & ~a_mask) != len)) code = IBP_STATUS_ROW_LENGTH;
+                else if (stream_bits_set(w, base + T, base + total_bits)) code = IBP_STATUS_PADDING;
+            }
+            if (code != IBP_STATUS_OK) ibp_report(prm.status, t.k0 + row, code);
+        }
+    }
+}
