@@ -122,8 +122,7 @@ __device__ __forceinline__ typename Word<WB>::R slice_word(const ibp_u32* w, ibp
 }
 
 template <int WB, bool MULTI>
-__device__ __forceinline__ void slice_tile_rows(const IbpGatherParams& prm, const TileCtx& t, ibp_u32 warp, ibp_u32 lane,
-                                                ibp_u32 warps = IBP_TILE_WARPS) {
+__device__ __forceinline__ void slice_tile_rows(const IbpGatherParams& prm, const TileCtx& t, ibp_u32 warp, ibp_u32 lane) {
     typedef typename Word<WB>::T Stored;
     const ibp_u32 W = WB * 8;
     const ibp_u32 n = t.n;  // 1 .. 32 (IBP_LEAN_THREAD_ROWS, IBP_LEAN_THREAD_BYTES); row_bytes == n * WB (a lean coded chunk)
@@ -143,7 +142,7 @@ __device__ __forceinline__ void slice_tile_rows(const IbpGatherParams& prm, cons
     const ibp_u32 jb = min(s * m, n), je = min(jb + m, n);
     const bool vec_out = (((m * WB) | row_bytes | (ibp_u32)(size_t)out0) & 15u) == 0;
     const ibp_u32 per_vec = 16 / WB;
-    for (ibp_u32 row0 = warp * per_pass; row0 < t.nrows; row0 += warps * per_pass) {
+    for (ibp_u32 row0 = warp * per_pass; row0 < t.nrows; row0 += IBP_TILE_WARPS * per_pass) {
         const ibp_u32 row = row0 + seg;
         const bool valid = row < t.nrows;
         const ibp_u32 off = valid ? t.offsets[row] : 0u;
@@ -206,112 +205,5 @@ __device__ __forceinline__ void slice_tile_rows(const IbpGatherParams& prm, cons
             }
             if (code != IBP_STATUS_OK) ibp_report(prm.status, t.k0 + row, code);
         }
-    }
-}
-
-// ---- warp-level tiles for short rows (IBP_SHORT_WARP_TILES, A/B) ----------------------------------
-// In the short-rows kernel, a block's tiles of one chunk are decoded as one run of rows that each warp
-// takes in batches of its own: ng 32-row blocks of the chunk's row index (each starting at an anchor,
-// spec 5.3), so a batch's first record offset is the anchor plus the lengths before the batch's first
-// row within that block: no block-wide scan, no barrier but at a chunk's end. Each warp has a region
-// of the tile buffer (tile_bytes / warps: a guard, then its records) and of the offsets
-// ((tile_rows + 1) / warps entries), loads its batch with cp.async, decodes it with slice_tile_rows
-// and goes on to its next batch while the other warps are at any point of theirs. Same checks and
-// codes as the block path; a malformed batch (a bad stored length or anchor, records outside the
-// chunk's payload) is reported as E_LAYOUT at its first row.
-#ifndef IBP_SHORT_WARP_TILES
-#define IBP_SHORT_WARP_TILES 0
-#endif
-#ifndef IBP_SHORT_WARP_GROUPS
-#define IBP_SHORT_WARP_GROUPS 4  // most 32-row blocks in a warp's batch
-#endif
-
-// 32-row blocks per warp batch for rows of raw_padded bytes in a region of region_bytes and
-// offs_per_warp offsets (0: the warp path cannot take them).
-__device__ __forceinline__ ibp_u32 short_warp_groups(ibp_u32 region_bytes, ibp_u32 offs_per_warp, ibp_u32 raw_padded) {
-    if (raw_padded == 0 || offs_per_warp == 0 || region_bytes <= IBP_TILE_GUARD + 48) return 0;
-    const ibp_u32 by_offsets = (offs_per_warp - 1) / 32;
-    const ibp_u32 by_bytes = (region_bytes - IBP_TILE_GUARD - 48) / 32 / raw_padded;
-    return min((ibp_u32)IBP_SHORT_WARP_GROUPS, min(by_offsets, by_bytes));
-}
-
-// Rows [r0, r0 + rows) of chunk c (chunk rows) in warp batches of ng (1 .. IBP_SHORT_WARP_GROUPS)
-// 32-row blocks; t holds the chunk's table fields (its tile, skew, offsets, r0, k0 and nrows are set
-// per batch). region: this warp's part of the tile buffer (region_bytes, from its guard);
-// offs: its offsets (at least 32 * ng + 1).
-template <int WB, bool MULTI>
-__device__ __forceinline__ void short_warp_rows(const IbpGatherParams& prm, const IbpChunk& c, TileCtx t, ibp_u64 r0,
-                                                ibp_u64 rows, ibp_u8* region, ibp_u32 region_bytes, ibp_u32* offs,
-                                                ibp_u32 ng, ibp_u32 warp, ibp_u32 lane) {
-    const ibp_u32 lb = c.length_bytes, align_log2 = c.align_log2;
-    const ibp_u32 cap = region_bytes - IBP_TILE_GUARD;
-    ibp_u8* const buf = region + IBP_TILE_GUARD;
-    const bool payload_ok = c.payload_offset <= prm.payload_size && c.payload_len <= prm.payload_size - c.payload_offset;
-    const ibp_u64 end = r0 + rows, g_end = (end + 31) >> 5;
-    for (ibp_u64 g0 = (r0 >> 5) + (ibp_u64)warp * ng; g0 < g_end; g0 += (ibp_u64)IBP_TILE_WARPS * ng) {
-        const ibp_u64 b0 = r0 > (g0 << 5) ? r0 : (g0 << 5);
-        const ibp_u64 b1 = end < ((g0 + ng) << 5) ? end : ((g0 + ng) << 5);
-        // Stored lengths of rows 32*g0 .. b1 - 1, a lane per row of each block; exclusive offsets
-        // from the anchor of block g0.
-        const ibp_u64 anchor = c.anchors_index + g0;
-        bool ok = payload_ok && anchor < prm.anchor_count;
-        ibp_u32 excl[IBP_SHORT_WARP_GROUPS];
-        ibp_u32 total = 0;
-#pragma unroll
-        for (ibp_u32 q = 0; q < IBP_SHORT_WARP_GROUPS; q++) {
-            excl[q] = total;
-            if (q < ng) {
-                const ibp_u64 row = ((g0 + q) << 5) + lane;
-                ibp_u32 len = 0;
-                if (row < b1) {
-                    const bool inside = stored_len_inside(c.lengths_offset, row, lb, prm.meta_size);
-                    const ibp_u64 l = inside ? ((ibp_u64)c.length_base + read_stored_len(prm.meta + c.lengths_offset + row * lb, lb))
-                                                   << align_log2
-                                             : 0;
-                    if (l == 0 || l > c.raw_padded) ok = false;
-                    else len = (ibp_u32)l;
-                }
-                const ibp_u32 incl = warp_inclusive_scan(len);
-                excl[q] = total + incl - len;
-                total += __shfl_sync(FULL_MASK, incl, 31);
-            }
-        }
-        ok = __all_sync(FULL_MASK, ok);
-        const ibp_u32 before = __shfl_sync(FULL_MASK, excl[0], (ibp_u32)(b0 - (g0 << 5)));  // lengths of rows 32*g0 .. b0 - 1
-        const ibp_u32 bytes = total - before;
-        const ibp_u64 start = ok ? prm.anchors[anchor] + before : 0;
-        ok = ok && start <= c.payload_len && bytes <= c.payload_len - start && ((bytes + 30) & ~15u) + 16 <= cap;
-        if (!ok) {
-            if (lane == 0) ibp_report(prm.status, c.first_row + b0 - prm.first_row, IBP_STATUS_LAYOUT);
-            continue;
-        }
-        const ibp_u8* src = prm.payload + c.payload_offset + start;
-        ibp_u64 vecs64;
-        const uint4* s = stage_span(src, bytes, vecs64);
-        const ibp_u32 vecs = (ibp_u32)vecs64;  // <= cap / 16
-#if IBP_TILE_CP_ASYNC
-        const ibp_smem_addr d0 = smem_addr(buf);
-        for (ibp_u32 i = lane; i < vecs; i += 32) cp_async16(d0 + 16 * i, s + i);
-#else
-        for (ibp_u32 i = lane; i < vecs; i += 32) ((uint4*)buf)[i] = s[i];
-#endif
-#pragma unroll
-        for (ibp_u32 q = 0; q < IBP_SHORT_WARP_GROUPS; q++) {
-            const ibp_u64 row = ((g0 + q) << 5) + lane;
-            if (q < ng && row >= b0 && row < b1) offs[row - b0] = excl[q] - before;
-        }
-        if (lane == 0) offs[b1 - b0] = bytes;
-#if IBP_TILE_CP_ASYNC
-        cp_async_wait_all();
-#endif
-        __syncwarp();
-        t.tile = buf;
-        t.skew = (ibp_u32)((size_t)src & 15);
-        t.offsets = offs;
-        t.r0 = b0;
-        t.k0 = c.first_row + b0 - prm.first_row;
-        t.nrows = (ibp_u32)(b1 - b0);
-        slice_tile_rows<WB, MULTI>(prm, t, 0, lane, 1);
-        __syncwarp();  // the region and offsets are reused by the next batch
     }
 }

@@ -163,59 +163,6 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
                 }
             }
         }
-#if IBP_SHORT_WARP_TILES
-        // The short-rows kernel: this chunk's tiles of the run decoded by warps, each in batches of
-        // its own (short_warp_rows), where the rows and buffers allow; else the block path below.
-        if (LEAN && SHAPE == IBP_LEAN_SHORT) {
-            const ibp_u32 region_bytes = (tile_bytes / IBP_TILE_WARPS) & ~15u;
-            const ibp_u32 offs_per_warp = ((tile_rows + 1) / IBP_TILE_WARPS) & ~3u;
-            const ibp_u32 ng = short_warp_groups(region_bytes, offs_per_warp, c.raw_padded);
-            const bool n_fits = n != 0 && (ibp_u64)(n - 1) * wb < prm.row_bytes && (ibp_u64)n * wb >= prm.row_bytes;
-            const bool thread_rows =
-                G != 0 && ((IBP_LEAN_THREAD_ROWS && n <= IBP_LEAN_THREAD_ROWS) ||
-                           (IBP_LEAN_THREAD_BYTES && (align_log2 == 0 || !IBP_LEAN_THREAD_A1_ONLY) && n <= 32 &&
-                            prm.row_bytes <= IBP_LEAN_THREAD_BYTES));
-            if (ng >= 1 && table_ok && n_fits && thread_rows && prm.row_bytes == n * wb) {
-                const ibp_u64 chunk_tiles_end = run_end < (ibp_u64)run_chunk_next ? run_end : (ibp_u64)run_chunk_next;
-                const ibp_u64 last = chunk_tiles_end - 1;  // the run's last tile in this chunk
-                const ibp_u64 rows_end_tiles = seg_first + (last - tile_starts[lo] + 1) * tile_rows;
-                const ibp_u64 rows_end = rows_end_tiles < seg_end ? rows_end_tiles : seg_end;
-                TileCtx t;
-                t.tmask = tmask;
-                t.tinfo = tinfo;
-                t.use_table = table_ok;
-                t.uniform_f = (table_flags & IBP_TABLE_UNIFORM_F) != 0;
-                t.no_multi = (table_flags & IBP_TABLE_NO_MULTI) != 0;
-                t.masks = prm.meta + c.masks_offset;
-                t.words_bytes = words_bytes;
-                t.groups = c.groups_offset;
-                t.n = n;
-                t.G = G;
-                t.raw_padded = c.raw_padded;
-                t.align_log2 = align_log2;
-                t.meta_ok = meta_ok;
-                t.n_ok = n_fits;
-                t.pairs = false;
-                ibp_u8* const region = tile_smem + warp * region_bytes;
-                ibp_u32* const offs = offsets + warp * offs_per_warp;
-                const ibp_u64 rr0 = t_first - chunk_first, rows = rows_end - t_first;
-                if (t.no_multi) switch (wb) {
-                    case 1: short_warp_rows<1, false>(prm, c, t, rr0, rows, region, region_bytes, offs, ng, warp, lane); break;
-                    case 2: short_warp_rows<2, false>(prm, c, t, rr0, rows, region, region_bytes, offs, ng, warp, lane); break;
-                    case 4: short_warp_rows<4, false>(prm, c, t, rr0, rows, region, region_bytes, offs, ng, warp, lane); break;
-                    default: short_warp_rows<8, false>(prm, c, t, rr0, rows, region, region_bytes, offs, ng, warp, lane); break;
-                } else switch (wb) {
-                    case 1: short_warp_rows<1, true>(prm, c, t, rr0, rows, region, region_bytes, offs, ng, warp, lane); break;
-                    case 2: short_warp_rows<2, true>(prm, c, t, rr0, rows, region, region_bytes, offs, ng, warp, lane); break;
-                    case 4: short_warp_rows<4, true>(prm, c, t, rr0, rows, region, region_bytes, offs, ng, warp, lane); break;
-                    default: short_warp_rows<8, true>(prm, c, t, rr0, rows, region, region_bytes, offs, ng, warp, lane); break;
-                }
-                tile64 = last;
-                __syncthreads();  // the buffers and the table are reused by the next chunk
-                continue;
-            }
-        }
-#endif
         // 1. Offset of the tile's first record: anchor + lengths of rows (r0 & ~31) .. r0 - 1 (warp 0),
         // unless the tile before it in the run, in the same chunk, left it (its start + its records).
         if (warp == 0 && !(IBP_TILE_CARRY_START && s_carry_tile == tile)) {
