@@ -210,7 +210,7 @@ def main() -> int:
         f"- **Date**: {dev_lines[0] if dev_lines else '?'} (one `run` call of the device tool, {a.wall_s} s of command time).",
         f"- **Device**: {dev_lines[2] if len(dev_lines) > 2 else '?'} (name, driver, PCIe gen, width, SM/memory clocks at start). "
         "Kernels compiled at run time by NVRTC 13.0 for `sm_90` (cubin).",
-        f"- **Code**: commit {a.commit} (kernels `kernels/ibp_gather.cu`, history in `bench/GPU_NOTES.md`).",
+        f"- **Code**: commit {a.commit} (kernels `kernels/ibp_gather.cu` and its parts `kernels/ibp_gather/*.cuh`, history in `bench/GPU_NOTES.md`).",
         *([f"- **Checks** (tests, vectors, sanitizers below): from an earlier full run, {checks_date}, "
            f"commit {a.checks_commit}; this run is the benchmark alone."] if a.checks_from else []),
         "- **Commands** (the device has no Rust: binaries are built here and carried):",
