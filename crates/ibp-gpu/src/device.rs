@@ -66,7 +66,7 @@ pub(crate) const TILE_BYTES: u32 = 32 * 1024;
 /// Most per-position table entries (`G * n`) of `ibp_decode_tiles`; larger chunks decode without.
 pub(crate) const TABLE_MAX_ENTRIES: u32 = 1024;
 /// Dynamic shared memory `ibp_decode_tiles` may use per block (guard, tile, slack, offsets, table).
-/// (`tiling` in entry.rs: at most 1024 rows and `TILE_BYTES_MAX + 63` bytes per tile.)
+/// (`tiling::tiling`: at most 1024 rows and `TILE_BYTES_MAX + 63` bytes per tile.)
 pub(crate) const TILE_MAX_SMEM: u32 = crate::launch::tiles_smem(1024, TILE_BYTES_MAX + 64, TABLE_MAX_ENTRIES);
 /// The largest tile [`tile_bytes`] allows.
 pub(crate) const TILE_BYTES_MAX: u32 = 64 * 1024;
@@ -107,7 +107,7 @@ pub(crate) fn tile_bytes(class: usize, table_bytes: u32) -> u32 {
     })
 }
 
-/// Whether entries of short rows only take `ibp_decode_tiles_lean_short` (`entry::lean_shape`):
+/// Whether entries of short rows only take `ibp_decode_tiles_lean_short` (`kernel_choice::lean_shape`):
 /// yes unless the environment variable `IBP_LEAN_SHORT` is `0` (then `ibp_decode_tiles_lean`, for
 /// A/B runs of the benchmark), read once per process.
 pub fn short_rows_kernel() -> bool {
@@ -123,7 +123,7 @@ pub(crate) fn tile_blocks_cap() -> Option<u32> {
     *CAP.get_or_init(|| env_u32("IBP_TILE_MAX_BLOCKS"))
 }
 
-/// Whether `ibp_decode_tiles` tiles hold a multiple of its warps' rows (`entry::balanced_tile_rows`):
+/// Whether `ibp_decode_tiles` tiles hold a multiple of its warps' rows (`tiling::balanced_tile_rows`):
 /// yes unless the environment variable `IBP_TILE_BALANCE` is `0` (for A/B runs of the benchmark),
 /// read once per process.
 pub(crate) fn balanced_tiles() -> bool {

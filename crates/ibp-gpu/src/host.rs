@@ -8,12 +8,15 @@
 //! [`GpuEntry`]: crate::GpuEntry
 
 use crate::chunk_form::ChunkForm;
-use crate::entry::{
-    auto_tile_kernel, build_formed_layout, coded_words, decode_bound, failure_error, gather_split_log2, layout_params,
-    range_chunks, read_entry, split_blocks, split_words, stage_bytes, table_offsets, tile_starts, tiling, RangeTiles,
+use crate::entry::{build_formed_layout, layout_params, read_entry};
+use crate::kernel_choice::{
+    auto_tile_kernel, coded_words, decode_bound, gather_split_log2, split_blocks, split_words, stage_bytes,
+    table_offsets,
 };
 use crate::launch::{self, GatherParams};
+use crate::pending::failure_error;
 use crate::status::KernelFailure;
+use crate::tiling::{range_chunks, tile_starts, tiling, RangeTiles};
 use crate::{EntryLayout, GpuError, GpuResult, LeanShape};
 use ibp_format::ChunkMeta;
 

@@ -33,13 +33,16 @@ mod ffi_probe;
 #[cfg(feature = "host-kernels")]
 pub mod host;
 pub mod kernel_cache;
+mod kernel_choice;
 pub mod kernels;
 mod launch;
 pub mod layout;
 pub mod nvrtc;
+mod pending;
 pub mod pinned;
 pub mod status;
 pub mod testdata;
+mod tiling;
 
 pub use chunk_form::ChunkForm;
 pub use device::{device_count, driver_present, gpu_unavailable_reason, GpuDevice};

@@ -1,0 +1,677 @@
+//! How an entry's kernels and decode tables are chosen: the tile kernel of its range decodes
+//! ([`TileKernel`], [`LeanShape`]), the warps per request of its gathers ([`gather_split_log2`]) and
+//! their staging buffers ([`stage_bytes`]), whether a load uploads its flat row index
+//! ([`row_spans_wanted`]), and which chunks get per-position decode tables ([`table_offsets`],
+//! built on the device by [`build_tables`]).
+#![forbid(unsafe_code)]
+
+use crate::device::GpuDevice;
+use crate::entry::layout_params;
+use crate::error::{GpuError, GpuResult};
+use crate::launch::{self, GatherParams};
+use crate::layout::EntryLayout;
+use cudarc::driver::{sys, CudaSlice, CudaStream, DevicePtr};
+use std::sync::Arc;
+
+/// Rows of at least this many bytes get a flat row index at load ([`EntryLayout::row_spans`]): its 8
+/// bytes per row are then at most 1/16 of the decoded size. Shorter rows get one on request
+/// ([`GpuEntry::add_row_spans`](crate::GpuEntry::add_row_spans)).
+pub const ROW_SPANS_MIN_ROW_BYTES: u64 = 128;
+/// Largest flat row index uploaded at load (64 Mi rows).
+pub const ROW_SPANS_MAX_BYTES: u64 = 512 << 20;
+
+/// Whether a load uploads the flat row index of `layout`: for rows of at least
+/// [`ROW_SPANS_MIN_ROW_BYTES`] up to [`ROW_SPANS_MAX_BYTES`]; `IBP_GATHER_SPANS=0` / `=1` in the
+/// environment: never / wherever the layout allows one (A/Bs).
+pub(crate) fn row_spans_wanted(layout: &EntryLayout) -> bool {
+    static FORCED: std::sync::OnceLock<Option<bool>> = std::sync::OnceLock::new();
+    let forced = *FORCED.get_or_init(|| match std::env::var("IBP_GATHER_SPANS").as_deref().map(str::trim) {
+        Ok("0") => Some(false),
+        Ok("1") => Some(true),
+        _ => None,
+    });
+    forced.unwrap_or_else(|| {
+        layout.row_bytes >= ROW_SPANS_MIN_ROW_BYTES && layout.row_count.saturating_mul(8) <= ROW_SPANS_MAX_BYTES
+    })
+}
+
+/// Warps per SM that `ibp_gather_split` has resident at once (8 blocks of 4 warps: 64 registers
+/// per thread).
+const SPLIT_RESIDENT_WARPS_PER_SM: u64 = 32;
+
+/// The most words per row among `layout`'s coded chunks (0 when every chunk is raw).
+pub(crate) fn coded_words(layout: &EntryLayout) -> u32 {
+    layout
+        .chunks
+        .iter()
+        .filter(|c| c.group_count > 0)
+        .map(|c| c.words_per_row)
+        .max()
+        .unwrap_or(0)
+}
+
+/// Fewest words of a row each warp of `ibp_gather_split` decodes (a multiple of 32; a warp's
+/// segment is a multiple of it): 64, or the environment variable `IBP_SPLIT_WORDS` for A/B runs
+/// (read once per process).
+pub(crate) fn split_words() -> u32 {
+    static WORDS: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    *WORDS.get_or_init(|| crate::device::env_u32("IBP_SPLIT_WORDS").map_or(64, |w| w.clamp(32, 1 << 16) & !31))
+}
+
+/// log2 of the warps `ibp_gather_split` gives each request of a gather of `count` rows whose
+/// longest coded rows have `words` words, on a GPU of `sm_count` multiprocessors; 0: `ibp_gather`
+/// (one warp per request). A batch too small to fill the GPU ends with the decode of its last
+/// records, a warp each; the most warps per request (up to the block's) that keep every request's
+/// warps resident at once and leave each at least [`split_words`] words shorten that tail
+/// (bench/GPU_NOTES.md entry 42). Entries whose gathers the decode bounds (`decode_bound`:
+/// [`decode_bound`]) also take 2 warps per request for batches of up to two waves of them, where
+/// one warp per request needs two waves of `ibp_gather` (entry 44). The environment variable
+/// `IBP_GATHER_SPLIT` overrides this for A/B runs: `0` never splits, `1`/`2` always take that value
+/// (read once per process).
+pub(crate) fn gather_split_log2(count: u64, words: u32, sm_count: u32, decode_bound: bool) -> u32 {
+    static FORCED: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
+    let forced = *FORCED.get_or_init(|| {
+        crate::device::env_u32("IBP_GATHER_SPLIT").map(|v| v.min(launch::WARPS_PER_BLOCK.trailing_zeros()))
+    });
+    forced.unwrap_or_else(|| auto_split_log2(count, words, sm_count, split_words(), decode_bound))
+}
+
+/// [`gather_split_log2`] without the override, for warps of at least `per_warp` words.
+pub(crate) fn auto_split_log2(count: u64, words: u32, sm_count: u32, per_warp: u32, decode_bound: bool) -> u32 {
+    let resident = sm_count as u64 * SPLIT_RESIDENT_WARPS_PER_SM;
+    let fits = |log2: u32, waves: u64| {
+        count.saturating_mul(1 << log2) <= waves * resident && words as u64 >= (per_warp as u64) << log2
+    };
+    match (1..=launch::WARPS_PER_BLOCK.trailing_zeros())
+        .filter(|&log2| fits(log2, 1))
+        .max()
+    {
+        Some(log2) => log2,
+        None if decode_bound && fits(1, 2) => 1,
+        None => 0,
+    }
+}
+
+/// Whether gathers of `layout`'s rows are bound by their decode rather than by the bus: its
+/// records take at most half the bytes of its rows (Cora, sparse rows). Those gain from more warps
+/// per request at batches of a few thousand rows; rows that save less are bound by the link there
+/// and do not (bench/GPU_NOTES.md entry 44).
+pub(crate) fn decode_bound(layout: &EntryLayout) -> bool {
+    let records: u64 = layout.chunks.iter().map(|c| c.payload_len).sum();
+    records.saturating_mul(2) <= layout.row_count.saturating_mul(layout.row_bytes)
+}
+
+/// Blocks of an `ibp_gather_split` launch: one step of every group covers the requests, up to 32
+/// blocks per SM (the kernel loops over the rest).
+pub(crate) fn split_blocks(count: u64, split_log2: u32, sm_count: u32) -> u32 {
+    let groups = (launch::WARPS_PER_BLOCK >> split_log2).max(1) as u64;
+    count.div_ceil(groups).clamp(1, sm_count.max(1) as u64 * 32) as u32
+}
+
+/// One staging buffer per warp of `ibp_gather`: the 16-byte vectors covering the largest record (up
+/// to 30 bytes more than it) plus a 16-byte tail, within the block's shared-memory budget
+/// `smem_limit`; longer records are decoded straight from memory.
+pub(crate) fn stage_bytes(layout: &EntryLayout, smem_limit: u32) -> u32 {
+    let max_raw = layout.chunks.iter().map(|c| c.raw_padded as u64).max().unwrap_or(16);
+    let budget = (smem_limit / launch::WARPS_PER_BLOCK) as u64 & !15;
+    ((max_raw + 15) & !15).saturating_add(48).min(budget) as u32
+}
+
+/// Whether at least half of a chunk's positions have free bits (`~Mask` within the word) that form
+/// more than one run in a 32-bit half: there the table saves `ibp_gather` a deposit loop per word
+/// (float data: sign bit and mantissa). Where free bits form single runs (sparse data, one-hot
+/// features) the per-lane Mask/Bitval path is cheaper than 32 bytes of table per word (measured on
+/// the H200: bench/GPU_NOTES.md, entry 14).
+fn deposit_heavy(c: &crate::layout::ChunkDesc, meta: &[u8]) -> bool {
+    let wb = c.word_bytes as usize;
+    let entries = c.group_count as usize * c.words_per_row as usize;
+    let start = c.masks_offset as usize;
+    let Some(masks) = meta.get(start..start + entries * wb) else {
+        return false;
+    };
+    let word_mask = if wb >= 8 { u64::MAX } else { (1u64 << (8 * wb)) - 1 };
+    let several_runs = |half: u32| {
+        let t = half >> half.trailing_zeros().min(31);
+        half != 0 && (t & t.wrapping_add(1)) != 0
+    };
+    let multi = masks
+        .chunks_exact(wb)
+        .filter(|m| {
+            let mut bytes = [0u8; 8];
+            bytes[..wb].copy_from_slice(m);
+            let free = !u64::from_le_bytes(bytes) & word_mask;
+            several_runs(free as u32) || several_runs((free >> 32) as u32)
+        })
+        .count();
+    2 * multi >= entries
+}
+
+/// The lean kernel that decodes ranges of `layout`, if any. A lean kernel may where the entry has
+/// a coded chunk, and every coded chunk has `1 <= G * n <= TABLE_MAX_ENTRIES` (its positions' table fits the kernel's shared
+/// memory) and rows of at most 64 whole words (`row_bytes == n * W/8`, `n <= 64`). The kernel checks
+/// the same per tile and reports `E_LAYOUT` for a tile that breaks it, so a wrong answer here fails
+/// loudly, never silently. Longer rows give a warp too few rows per tile for its one-thread-per-row
+/// checks, each walking more words (on the H200, 1 KiB rows gained 0.03 of the D2D copy and rows
+/// from 1.5 KiB on lost 0.05-0.10: bench/GPU_NOTES.md entry 19c), and entries of raw chunks only
+/// copy at the same speed through either kernel. Of the lean kernels, the mid one is taken when
+/// every coded chunk has rows of 33 to 64 words, the short one when every chunk is coded with rows
+/// it takes ([`LeanShape::decodes_all`], unless `IBP_LEAN_SHORT=0`), else the one for any shape.
+pub(crate) fn lean_shape(layout: &EntryLayout) -> Option<LeanShape> {
+    let coded: Vec<_> = layout.chunks.iter().filter(|c| c.group_count > 0).collect();
+    let allowed = !coded.is_empty()
+        && coded.iter().all(|c| {
+            let entries = c.group_count as u64 * c.words_per_row as u64;
+            matches!(c.word_bytes, 1 | 2 | 4 | 8)
+                && c.words_per_row <= 64
+                && c.words_per_row as u64 * c.word_bytes as u64 == layout.row_bytes
+                && entries <= crate::device::TABLE_MAX_ENTRIES as u64
+        });
+    allowed.then_some(if LeanShape::Mid.decodes_all(layout) {
+        LeanShape::Mid
+    } else if crate::device::short_rows_kernel() && LeanShape::Short.decodes_all(layout) {
+        LeanShape::Short
+    } else {
+        LeanShape::Any
+    })
+}
+
+/// Which of the lean tile kernels decodes ranges of an entry. All are the same decoder; the one
+/// for rows of 33 to 64 words is built for them alone, so that its row loop gets its own register
+/// allocation and code layout (on the H200, 256 B rows of 32-bit words decode 20-25 % faster
+/// through it: bench/GPU_NOTES.md entry 35), and the one for short rows (one thread per row, as
+/// the bf16 KV rows: at most 16 words, or at most 32 words of at most 64 bytes) holds nothing but
+/// that path, built for 3 blocks per SM and launched with 64 KiB tiles (GPU_NOTES entries 52 and
+/// 55). The any and mid kernels decode raw chunks; the mid kernel reports `E_LAYOUT` for a tile of
+/// coded rows of another shape, the short one for any tile that is not all raw records
+/// ([`TileKernel::decodes`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LeanShape {
+    /// `ibp_decode_tiles_lean`: coded rows of 1 to 64 words.
+    Any = 0,
+    /// `ibp_decode_tiles_lean_mid`: coded rows of 33 to 64 words.
+    Mid = 1,
+    /// `ibp_decode_tiles_lean_short`: every chunk coded, with rows of at most 16 words, or of at
+    /// most 32 words and 64 bytes (taken where the environment variable `IBP_LEAN_SHORT` is not `0`).
+    Short = 2,
+}
+
+impl LeanShape {
+    /// Every shape, in the order of their kernels in [`LeanShape::KERNELS`].
+    pub const ALL: [LeanShape; 3] = [LeanShape::Any, LeanShape::Mid, LeanShape::Short];
+    /// The kernel of each shape (indexed by `shape as usize`).
+    pub const KERNELS: [&'static str; 3] = [
+        "ibp_decode_tiles_lean",
+        "ibp_decode_tiles_lean_mid",
+        "ibp_decode_tiles_lean_short",
+    ];
+
+    /// Whether this shape's kernel decodes coded rows of `words` words and `row_bytes` bytes (the
+    /// short shape: the kernels' `IBP_LEAN_THREAD_ROWS` 16 and `IBP_LEAN_THREAD_BYTES` 64).
+    pub fn takes(self, words: u32, row_bytes: u64) -> bool {
+        match self {
+            LeanShape::Any => (1..=64).contains(&words),
+            LeanShape::Mid => (33..=64).contains(&words),
+            LeanShape::Short => (1..=16).contains(&words) || ((1..=32).contains(&words) && row_bytes <= 64),
+        }
+    }
+
+    /// Whether this shape's kernel decodes every coded chunk of `layout` ([`LeanShape::takes`]) and,
+    /// for the short shape, which takes no raw chunk, whether every chunk is coded.
+    pub fn decodes_all(self, layout: &EntryLayout) -> bool {
+        layout.chunks.iter().all(|c| {
+            if c.group_count > 0 {
+                self.takes(c.words_per_row, layout.row_bytes)
+            } else {
+                self != LeanShape::Short
+            }
+        })
+    }
+}
+
+/// Which tile kernel a range decode uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TileKernel {
+    /// The one the entry's chunks call for: a lean kernel where they allow
+    /// it (see [`LeanShape`]), else `ibp_decode_tiles_pairs` where every coded chunk has a pair
+    /// table, else `ibp_decode_tiles`.
+    Auto,
+    /// `ibp_decode_tiles`: the general kernel, for rows of any shape.
+    General,
+    /// `ibp_decode_tiles_pairs`: the general kernel built for chunks of 32-bit or 16-bit words
+    /// decoded in pairs alone (17 or more whole words per row, `G * n` within the tile table): on the H200
+    /// MiniLM and floret rows of 32-bit words decode 10-14 % faster through it than through
+    /// `ibp_decode_tiles` (bench/GPU_NOTES.md entry 35).
+    GeneralPairs,
+    /// The lean kernel of this shape, whatever the rows of the entry's coded chunks (for tests of
+    /// the kernels' shape checks, and comparisons).
+    Lean(LeanShape),
+}
+
+impl TileKernel {
+    /// A small integer for this choice (stored atomically; the CPU-run launcher's kernel argument
+    /// takes the same values: -1 general, 0-2 the lean shapes, 3 the pairs kernel).
+    pub(crate) const fn code(self) -> i8 {
+        match self {
+            TileKernel::Auto => -2,
+            TileKernel::General => -1,
+            TileKernel::Lean(shape) => shape as i8,
+            TileKernel::GeneralPairs => 3,
+        }
+    }
+
+    pub(crate) fn from_code(code: i8) -> TileKernel {
+        match code {
+            -1 => TileKernel::General,
+            0..=2 => TileKernel::Lean(LeanShape::ALL[code as usize]),
+            3 => TileKernel::GeneralPairs,
+            _ => TileKernel::Auto,
+        }
+    }
+
+    /// Which tile size (`tiling`) this resolved choice launches with: 0 the general kernels', 1 the
+    /// lean kernels', 2 the short-rows kernel's (3 blocks per SM: larger tiles).
+    pub(crate) const fn tile_class(self) -> usize {
+        match self {
+            TileKernel::Lean(LeanShape::Short) => 2,
+            TileKernel::Lean(_) => 1,
+            _ => 0,
+        }
+    }
+
+    /// The kernel this choice launches for an entry whose own choice is `auto` (a lean kernel only
+    /// where the entry allows one, else the general kernel).
+    pub(crate) fn resolve(self, auto: TileKernel) -> TileKernel {
+        match self {
+            TileKernel::Auto => auto,
+            TileKernel::Lean(_) if !matches!(auto, TileKernel::Lean(_)) => TileKernel::General,
+            other => other,
+        }
+    }
+
+    /// Whether this kernel, chosen for ranges of `layout`, decodes every coded chunk of it rather
+    /// than report `E_LAYOUT` for their tiles (tiles whose records are all raw with no padding are
+    /// copied by every tile kernel).
+    pub fn decodes(self, layout: &EntryLayout) -> bool {
+        match self.resolve(auto_tile_kernel(layout)) {
+            TileKernel::Lean(shape) => shape.decodes_all(layout),
+            TileKernel::GeneralPairs => layout
+                .chunks
+                .iter()
+                .filter(|c| c.group_count > 0)
+                .all(|c| pair_table_chunk(c, layout.row_bytes)),
+            _ => true,
+        }
+    }
+}
+
+/// Whether `ibp_decode_tiles_pairs` takes chunk `c` (of rows of `row_bytes`): 32-bit or 16-bit
+/// words, more than 16 per row (fewer go to the several-rows-per-warp path), whole words, and a
+/// table of `1 <= G * n <= TABLE_MAX_ENTRIES` entries (as the kernel's checks).
+pub(crate) fn pair_table_chunk(c: &crate::layout::ChunkDesc, row_bytes: u64) -> bool {
+    let entries = c.group_count as u64 * c.words_per_row as u64;
+    matches!(c.word_bytes, 2 | 4)
+        && c.words_per_row > 16
+        && c.words_per_row as u64 * c.word_bytes as u64 == row_bytes
+        && (1..=crate::device::TABLE_MAX_ENTRIES as u64).contains(&entries)
+}
+
+/// The tile kernel for ranges of `layout`: a lean one where [`lean_shape`] allows it, else the
+/// pairs kernel where every coded chunk (at least one) has a pair table ([`pair_table_chunk`]),
+/// else the general kernel.
+pub(crate) fn auto_tile_kernel(layout: &EntryLayout) -> TileKernel {
+    if let Some(shape) = lean_shape(layout) {
+        return TileKernel::Lean(shape);
+    }
+    let mut coded = layout.chunks.iter().filter(|c| c.group_count > 0).peekable();
+    if coded.peek().is_some() && coded.all(|c| pair_table_chunk(c, layout.row_bytes)) {
+        TileKernel::GeneralPairs
+    } else {
+        TileKernel::General
+    }
+}
+
+/// Byte offset of each chunk's decode table (`u64::MAX`: none) and the tables' total size: chunks
+/// with `1 <= G * n <= GATHER_TABLE_MAX_ENTRIES` whose positions are mostly deposit-heavy (see
+/// [`deposit_heavy`]), while the total stays within `GATHER_TABLE_MAX_BYTES`.
+pub(crate) fn table_offsets(layout: &EntryLayout) -> (Vec<u64>, u64) {
+    table_offsets_within(
+        layout,
+        crate::device::GATHER_TABLE_MAX_ENTRIES,
+        crate::device::GATHER_TABLE_MAX_BYTES,
+    )
+}
+
+/// [`table_offsets`] with the per-chunk entry limit and the total byte limit as parameters.
+fn table_offsets_within(layout: &EntryLayout, max_entries: u64, max_bytes: u64) -> (Vec<u64>, u64) {
+    let mut total = 0u64;
+    let offsets = layout
+        .chunks
+        .iter()
+        .map(|c| {
+            let entries = c.group_count as u64 * c.words_per_row as u64;
+            let bytes = entries * launch::TABLE_ENTRY_BYTES as u64;
+            if (1..=max_entries).contains(&entries) && total + bytes <= max_bytes && deposit_heavy(c, &layout.meta) {
+                total += bytes;
+                total - bytes
+            } else {
+                u64::MAX
+            }
+        })
+        .collect();
+    (offsets, total)
+}
+
+/// Builds the per-position decode tables of `layout`'s chunks on the device (`ibp_build_tables`),
+/// enqueued on `stream`; `None` when no chunk gets one.
+pub(crate) fn build_tables(
+    device: &GpuDevice,
+    stream: &Arc<CudaStream>,
+    layout: &EntryLayout,
+    chunks_ptr: sys::CUdeviceptr,
+    meta_ptr: sys::CUdeviceptr,
+) -> GpuResult<Option<(CudaSlice<u8>, CudaSlice<u64>)>> {
+    let (offsets, total) = table_offsets(layout);
+    if total == 0 {
+        return Ok(None);
+    }
+    let tables = stream
+        .alloc_zeros::<u8>(total as usize)
+        .map_err(GpuError::driver("allocating the decode tables"))?;
+    let offsets_d = stream
+        .clone_htod(&offsets)
+        .map_err(GpuError::driver("uploading the decode table offsets"))?;
+    let p = GatherParams {
+        chunks: chunks_ptr,
+        meta: meta_ptr,
+        tables: tables.device_ptr(stream).0,
+        table_offsets: offsets_d.device_ptr(stream).0,
+        ..layout_params(layout, 0, 0)
+    };
+    launch::build_tables(&device.build_tables_fn, stream, &p, total)
+        .map_err(GpuError::driver("launching ibp_build_tables"))?;
+    Ok(Some((tables, offsets_d)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::entry::build_layout;
+    use crate::testdata::{encode_rows, float_rows, sparse_rows, Rng};
+    use ibp_codec::EncodeOptions;
+
+    #[test]
+    fn loads_give_rows_of_128_bytes_and_more_a_flat_row_index() {
+        if std::env::var_os("IBP_GATHER_SPANS").is_some() {
+            println!("IBP_GATHER_SPANS is set: the default policy is not in force, not checked");
+            return;
+        }
+        let mut rng = Rng::new(5);
+        for (row_bytes, want) in [(64usize, false), (120, false), (128, true), (1024, true)] {
+            let data = float_rows(&mut rng, 300, row_bytes, 0.02, 0);
+            let (metas, payloads) = encode_rows(&data, row_bytes, &EncodeOptions::default(), 100);
+            let refs: Vec<&[u8]> = payloads.iter().map(|p| p.as_slice()).collect();
+            let layout = build_layout(row_bytes as u64, &metas, &refs).unwrap();
+            assert!(layout.row_spans().is_some());
+            assert_eq!(row_spans_wanted(&layout), want, "{row_bytes} B rows");
+        }
+    }
+
+    #[test]
+    fn entries_saving_half_their_bytes_are_decode_bound() {
+        use crate::testdata::{encode_rows, float_rows, sparse_rows, Rng};
+        let mut rng = Rng::new(3);
+        let sparse = sparse_rows(&mut rng, 512, 1024, 0.05);
+        let dense = float_rows(&mut rng, 512, 1024, 0.02, 0);
+        for (data, want) in [(sparse, true), (dense, false)] {
+            let (metas, payloads) = encode_rows(&data, 1024, &ibp_codec::EncodeOptions::default(), 128);
+            let refs: Vec<&[u8]> = payloads.iter().map(|p| p.as_slice()).collect();
+            let layout = build_layout(1024, &metas, &refs).unwrap();
+            assert_eq!(decode_bound(&layout), want);
+        }
+    }
+
+    #[test]
+    fn small_gathers_of_long_rows_take_several_warps_per_row() {
+        // (count, words, SMs, words per warp, decode-bound) -> log2 of warps per row; 132 SMs hold
+        // 4224 warps.
+        for (count, words, sms, per_warp, decode_bound, log2, why) in [
+            (1024, 384, 132, 64, false, 2, "1K rows of 384 words: 4 warps each"),
+            (2048, 384, 132, 64, false, 1, "2K rows: 2 warps each"),
+            (
+                2048,
+                384,
+                132,
+                64,
+                true,
+                1,
+                "2K rows: 2 warps each, decode-bound or not",
+            ),
+            (4096, 384, 132, 64, false, 0, "4K rows fill the GPU a warp each"),
+            (
+                4096,
+                717,
+                132,
+                64,
+                true,
+                1,
+                "4K decode-bound rows: 2 warps each, two waves",
+            ),
+            (4096, 127, 132, 64, true, 0, "rows under 128 words stay on one warp"),
+            (16384, 717, 132, 64, true, 0, "16K rows: a warp each"),
+            (
+                1024,
+                200,
+                132,
+                64,
+                false,
+                1,
+                "200 words: 64 or more per warp for 2 warps only",
+            ),
+            (1024, 200, 132, 32, false, 2, "32 or more per warp: 4 warps"),
+            (1, 127, 132, 64, false, 0, "rows under 128 words stay on one warp"),
+            (16, 4096, 1, 64, false, 1, "one SM: 32 warps"),
+        ] {
+            assert_eq!(
+                auto_split_log2(count, words, sms, per_warp, decode_bound),
+                log2,
+                "{why}"
+            );
+        }
+        assert_eq!(split_blocks(1024, 2, 132), 1024, "a block per request at 4 warps each");
+        assert_eq!(split_blocks(1024, 1, 132), 512);
+        assert_eq!(split_blocks(1 << 20, 1, 132), 132 * 32, "grid capped, the kernel loops");
+    }
+
+    #[test]
+    fn decode_tables_go_to_deposit_heavy_chunks_back_to_back() {
+        let mut rng = Rng::new(3);
+        let row_bytes = 256;
+        // Chunks of 64 rows: float rows (sign + mantissa runs: tables), sparse rows (single runs:
+        // none), float rows again, then noise (a raw chunk: none).
+        let mut data = float_rows(&mut rng, 64, row_bytes, 0.02, 4);
+        data.extend(sparse_rows(&mut rng, 64, row_bytes, 0.05));
+        data.extend(float_rows(&mut rng, 64, row_bytes, 0.02, 0));
+        data.extend((0..64 * row_bytes).map(|_| rng.next_u64() as u8));
+        let opts = EncodeOptions {
+            align_log2: 4,
+            ..Default::default()
+        };
+        let (metas, _) = encode_rows(&data, row_bytes, &opts, 64);
+        let layout = EntryLayout::new(row_bytes as u64, &metas).unwrap();
+        let (offsets, total) = table_offsets(&layout);
+        let has: Vec<bool> = offsets.iter().map(|&o| o != u64::MAX).collect();
+        assert_eq!(
+            has,
+            [true, false, true, false],
+            "groups {:?}",
+            metas.iter().map(|m| m.group_count).collect::<Vec<_>>()
+        );
+        let mut next = 0;
+        for (c, off) in layout.chunks.iter().zip(&offsets) {
+            if *off != u64::MAX {
+                assert_eq!(*off, next, "tables follow each other");
+                assert_eq!(off % 16, 0);
+                next += 32 * c.group_count as u64 * c.words_per_row as u64;
+            }
+        }
+        assert_eq!(total, next);
+    }
+
+    #[test]
+    fn lean_tile_kernels_by_row_shape() {
+        let mut rng = Rng::new(6);
+        let layout_of = |data: &[u8], row_bytes: usize, w: ibp_format::WordWidth, groups: u32| {
+            let opts = EncodeOptions {
+                align_log2: 4,
+                word_width: Some(w),
+                groups,
+                ..Default::default()
+            };
+            let (metas, _) = encode_rows(data, row_bytes, &opts, 64);
+            EntryLayout::new(row_bytes as u64, &metas).unwrap()
+        };
+        let coded = |l: &EntryLayout| l.chunks.iter().filter(|c| c.group_count > 0).count();
+        use ibp_format::WordWidth::{W16, W32, W64};
+        // 1-64 whole words per row: lean, the mid kernel from 33 words, the short-rows kernel for
+        // entries of coded chunks only of <= 16 words, or <= 32 words of <= 64 B (IBP_LEAN_SHORT
+        // unset or not 0).
+        use LeanShape::{Any, Mid};
+        let short = if crate::device::short_rows_kernel() {
+            LeanShape::Short
+        } else {
+            Any
+        };
+        // (64 B rows of bf16-like values, so that their records save the 16 B of a step of A = 16.)
+        for (row_bytes, w, short_rows, drop_bits, other) in [
+            (64, W64, true, 16, Any),
+            (64, W16, true, 16, Any),
+            (128, W64, true, 4, Any),
+            (96, W32, false, 4, Any),
+            (136, W64, false, 4, Any),
+            (256, W64, false, 4, Any),
+            (132, W32, false, 4, Mid),
+            (256, W32, false, 4, Mid),
+            (512, W64, false, 4, Mid),
+        ] {
+            let shape = if short_rows { short } else { other };
+            let l = layout_of(&float_rows(&mut rng, 256, row_bytes, 0.02, drop_bits), row_bytes, w, 1);
+            assert!(
+                !short_rows || coded(&l) == l.chunks.len(),
+                "{row_bytes} B W{}: a raw chunk",
+                w.bits()
+            );
+            assert!(coded(&l) > 0, "{row_bytes} B W{}", w.bits());
+            assert_eq!(lean_shape(&l), Some(shape), "{row_bytes} B W{}", w.bits());
+        }
+        // Chunks of both shapes (256 B rows of 32 and of 64 words): the kernel for any shape.
+        let data = float_rows(&mut rng, 256, 256, 0.02, 4);
+        let (mut metas, _) = encode_rows(&data[..128 * 256], 256, &crate::testdata::fixed_width(W64, 1, 4), 64);
+        metas.extend(encode_rows(&data[128 * 256..], 256, &crate::testdata::fixed_width(W32, 1, 4), 64).0);
+        let l = EntryLayout::new(256, &metas).unwrap();
+        assert_eq!(coded(&l), 4);
+        assert_eq!(lean_shape(&l), Some(Any));
+        // 65 words, or a partial last word: not lean.
+        for (row_bytes, w) in [(520, W64), (260, W32), (252, W64)] {
+            let l = layout_of(&float_rows(&mut rng, 256, row_bytes, 0.02, 4), row_bytes, w, 1);
+            assert!(coded(&l) > 0 && lean_shape(&l).is_none(), "{row_bytes} B W{}", w.bits());
+        }
+        // Raw chunks only (noise): the general kernel; raw chunks beside coded ones: lean.
+        let noise: Vec<u8> = (0..128 * 256).map(|_| rng.next_u64() as u8).collect();
+        let l = layout_of(&noise, 256, W64, 1);
+        assert!(coded(&l) == 0 && lean_shape(&l).is_none());
+        let mut mixed = float_rows(&mut rng, 64, 256, 0.02, 4);
+        mixed.extend_from_slice(&noise);
+        let l = layout_of(&mixed, 256, W64, 1);
+        assert!(coded(&l) > 0 && coded(&l) < l.chunks.len());
+        assert_eq!(lean_shape(&l), Some(Any));
+        // Short rows with a raw chunk beside the coded ones: the kernel for any shape.
+        let mut mixed = float_rows(&mut rng, 512, 64, 0.02, 16);
+        mixed.extend_from_slice(&noise);
+        let l = layout_of(&mixed, 64, W64, 1);
+        assert!(coded(&l) > 0 && coded(&l) < l.chunks.len());
+        assert_eq!(lean_shape(&l), Some(Any));
+        // More table entries (G * n) than the kernel holds: not lean.
+        let mut many = Vec::new();
+        for g in 0..40u8 {
+            many.extend((0..64 * 512).map(|i| if i % 8 == 7 { g } else { (rng.next_u64() & 1) as u8 }));
+        }
+        let l = layout_of(&many, 512, W64, 40);
+        let max_entries = l
+            .chunks
+            .iter()
+            .map(|c| c.group_count as u32 * c.words_per_row)
+            .max()
+            .unwrap();
+        assert!(max_entries > crate::device::TABLE_MAX_ENTRIES, "{max_entries} entries");
+        assert!(lean_shape(&l).is_none());
+    }
+
+    #[test]
+    fn decode_tables_respect_the_entry_and_byte_limits() {
+        let mut rng = Rng::new(4);
+        let row_bytes = 256; // 32 words of 64 bits or 64 of 32 bits: 1 KiB or 2 KiB of table per group
+        let data = float_rows(&mut rng, 4 * 64, row_bytes, 0.02, 4);
+        let opts = EncodeOptions {
+            align_log2: 4,
+            ..Default::default()
+        };
+        let (metas, _) = encode_rows(&data, row_bytes, &opts, 64);
+        let layout = EntryLayout::new(row_bytes as u64, &metas).unwrap();
+        let bytes: Vec<u64> = layout
+            .chunks
+            .iter()
+            .map(|c| 32 * c.group_count as u64 * c.words_per_row as u64)
+            .collect();
+        let (all, total) = table_offsets_within(&layout, u64::MAX, u64::MAX);
+        assert!(all.iter().all(|&o| o != u64::MAX));
+        assert_eq!(total, bytes.iter().sum::<u64>());
+        // A byte limit that fits two tables: the first two chunks get them, the others none.
+        let (two, total) = table_offsets_within(&layout, u64::MAX, bytes[0] + bytes[1]);
+        assert_eq!(two[..2], all[..2]);
+        assert!(two[2..].iter().all(|&o| o == u64::MAX));
+        assert_eq!(total, bytes[0] + bytes[1]);
+        // An entry limit below every chunk's G * n: no tables at all.
+        let min_entries = layout
+            .chunks
+            .iter()
+            .map(|c| c.group_count as u64 * c.words_per_row as u64)
+            .min()
+            .unwrap();
+        let (none, total) = table_offsets_within(&layout, min_entries - 1, u64::MAX);
+        assert!(none.iter().all(|&o| o == u64::MAX));
+        assert_eq!(total, 0);
+    }
+
+    #[test]
+    fn single_runs_of_free_bits_are_not_deposit_heavy_at_any_width() {
+        let mut rng = Rng::new(5);
+        for word_bytes in [1usize, 2, 4, 8] {
+            // Every position free in its low 3 bits (one run), then with a second run in the same
+            // 32-bit half (the word's top bit, bit 20 for 64-bit words): a table only for the second.
+            let second = (8 * word_bytes as u32 - 1).min(20);
+            for (free, heavy) in [(0b111u64, false), (0b111 | (1u64 << second), true)] {
+                let row_bytes = 64;
+                let mut data = Vec::with_capacity(100 * row_bytes);
+                for _ in 0..100 * row_bytes / word_bytes {
+                    let w = 0x5555_5555_5555_5555u64 & !free | (rng.next_u64() & free);
+                    data.extend_from_slice(&w.to_le_bytes()[..word_bytes]);
+                }
+                let opts = EncodeOptions {
+                    word_width: Some(ibp_format::WordWidth::from_bits(8 * word_bytes as u32).unwrap()),
+                    align_log2: 4,
+                    ..Default::default()
+                };
+                let (metas, _) = encode_rows(&data, row_bytes, &opts, 100);
+                let layout = EntryLayout::new(row_bytes as u64, &metas).unwrap();
+                let c = &layout.chunks[0];
+                assert!(c.group_count >= 1, "W={} coded", 8 * word_bytes);
+                assert_eq!(
+                    deposit_heavy(c, &layout.meta),
+                    heavy,
+                    "W={} free {free:#x}",
+                    8 * word_bytes
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,242 @@
+//! How range decodes are cut into tiles: the tile size of each tile kernel class ([`tiling`],
+//! [`balanced_tile_rows`]), the tiles of a range over the chunks it overlaps ([`tile_starts`],
+//! [`RangeTiles`]), and a tile launch's parameters narrowed to those chunks ([`range_chunks`]).
+#![forbid(unsafe_code)]
+
+use crate::entry::invalid;
+use crate::error::GpuResult;
+use crate::launch::{self, GatherParams};
+use crate::layout::EntryLayout;
+
+/// Tiling of a range decode by a tile kernel of `class`
+/// ([`TileKernel::tile_class`](crate::TileKernel::tile_class): general, lean or short-rows):
+/// `(tile_rows, tile_bytes, table_entries)` (table entries: the largest `G * n` of a coded chunk
+/// within `TABLE_MAX_ENTRIES`; chunks above it decode without a table), or `None` when a record can
+/// be too long for a tile (ranges then go through `ibp_gather`).
+pub(crate) fn tiling(layout: &EntryLayout, class: usize) -> Option<(u32, u32, u32)> {
+    let max_raw = layout.chunks.iter().map(|c| c.raw_padded).max()?;
+    let table = layout
+        .chunks
+        .iter()
+        .map(|c| c.group_count as u64 * c.words_per_row as u64)
+        .filter(|&e| e <= crate::device::TABLE_MAX_ENTRIES as u64)
+        .max()
+        .unwrap_or(0) as u32;
+    let budget = crate::device::tile_bytes(class, launch::TABLE_ENTRY_BYTES * table);
+    if max_raw > budget / 2 {
+        return None;
+    }
+    let mut rows = (budget / max_raw).clamp(1, 1024);
+    if class == 0 && crate::device::balanced_tiles() {
+        rows = balanced_tile_rows(rows, max_raw, table);
+    }
+    let bytes = (rows * max_raw + 48 + 15) & !15;
+    Some((rows, bytes, table))
+}
+
+/// Rows per tile of `ibp_decode_tiles` made a multiple of its warps: the warps decode a tile's rows
+/// round-robin and the block waits at a barrier for the warp with the most, so 21 rows (MiniLM's
+/// 1536 B rows in 32 KiB) cost as much as 24. Rounded up where the larger tile still keeps 4 blocks
+/// on an SM (`TILE_BLOCK_SMEM` with the table), else down (never below one row per warp; fewer rows
+/// than warps are only rounded up).
+pub(crate) fn balanced_tile_rows(rows: u32, max_raw: u32, table_entries: u32) -> u32 {
+    let warps = launch::TILE_WARPS;
+    if rows.is_multiple_of(warps) {
+        return rows;
+    }
+    let up = rows.next_multiple_of(warps);
+    let up_bytes = (up as u64 * max_raw as u64 + 48 + 15) & !15;
+    let fits = up_bytes <= u32::MAX as u64
+        && launch::tiles_smem(up, up_bytes as u32, table_entries) <= crate::device::TILE_BLOCK_SMEM;
+    if fits {
+        up
+    } else if rows > warps {
+        rows / warps * warps
+    } else {
+        rows
+    }
+}
+
+/// The tiles of a range decode (tiles of at most `tile_rows` rows within one chunk), over the
+/// chunks the range overlaps only: `first_chunk` and the following `starts.len() - 1` chunks, so a
+/// decode of a few chunks of an entry of thousands costs no pass over all of them.
+pub(crate) struct RangeTiles {
+    /// The range's first chunk.
+    pub first_chunk: usize,
+    /// Entry `i`: index of chunk `first_chunk + i`'s first tile; the last entry: the tile count.
+    pub starts: Vec<u32>,
+    /// Tiles in all.
+    pub tiles: u64,
+}
+
+/// [`RangeTiles`] of rows `first .. first + count` (`count >= 1`, inside the entry).
+pub(crate) fn tile_starts(layout: &EntryLayout, first: u64, count: u64, tile_rows: u32) -> GpuResult<RangeTiles> {
+    let end = first + count;
+    let (first_chunk, _) = layout.locate(first)?;
+    let (last_chunk, _) = layout.locate(end - 1)?;
+    let chunks = &layout.chunks[first_chunk..=last_chunk];
+    let mut starts = Vec::with_capacity(chunks.len() + 1);
+    let mut acc = 0u64;
+    for c in chunks {
+        starts.push(acc as u32);
+        let c_end = c.first_row + c.row_count as u64;
+        let (a, b) = (first.max(c.first_row), end.min(c_end));
+        if a < b {
+            acc += (b - a).div_ceil(tile_rows as u64);
+        }
+    }
+    starts.push(acc as u32);
+    if acc > u32::MAX as u64 {
+        return Err(invalid("range needs more than 2^32 tiles"));
+    }
+    Ok(RangeTiles {
+        first_chunk,
+        starts,
+        tiles: acc,
+    })
+}
+
+/// Narrows a tile launch's parameters to `chunks` descriptors from `first_chunk` on (the tile kernels
+/// index chunks only through `tile_starts`; descriptors hold absolute offsets into the metadata,
+/// anchors and payload): the descriptor and table-offset arrays start there, and `chunk_rows` no
+/// longer describes chunk indices, so it is cleared.
+pub(crate) fn range_chunks(p: &mut GatherParams, first_chunk: usize, chunks: usize) {
+    p.chunks += (first_chunk * crate::layout::ChunkDesc::SIZE) as u64;
+    if p.table_offsets != 0 {
+        p.table_offsets += (first_chunk * std::mem::size_of::<u64>()) as u64;
+    }
+    p.chunk_count = chunks as u32;
+    p.chunk_rows = 0;
+    p.row_spans = 0;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::entry::build_layout;
+    use crate::testdata::{encode_rows, float_rows, Rng};
+    use ibp_codec::EncodeOptions;
+
+    #[test]
+    fn lean_tiles_are_larger_while_four_blocks_fit_an_sm() {
+        if std::env::var_os("IBP_TILE_BYTES").is_some() {
+            println!("SKIPPED: IBP_TILE_BYTES overrides the tile size");
+            return;
+        }
+        let mut rng = Rng::new(5);
+        let layout_of = |rows: &[u8], row_bytes: usize, groups: u32| {
+            let opts = EncodeOptions {
+                align_log2: 4,
+                groups,
+                word_width: Some(ibp_format::WordWidth::W64),
+                ..Default::default()
+            };
+            let (metas, payloads) = encode_rows(rows, row_bytes, &opts, 1 << 20);
+            let refs: Vec<&[u8]> = payloads.iter().map(|p| p.as_slice()).collect();
+            build_layout(row_bytes as u64, &metas, &refs).unwrap()
+        };
+        // 256 B rows, one group: a 32-entry table; the lean kernel's tiles hold 48 KiB of records.
+        let small = layout_of(&float_rows(&mut rng, 400, 256, 0.02, 4), 256, 1);
+        let smem = |class| {
+            let (rows, bytes, table) = tiling(&small, class).unwrap();
+            (rows, launch::tiles_smem(rows, bytes, table))
+        };
+        let ((lean_rows, lean_smem), (general_rows, _)) = (smem(1), smem(0));
+        assert_eq!((lean_rows, general_rows), (192, 128));
+        assert!(
+            lean_smem <= crate::device::TILE_BLOCK_SMEM,
+            "{lean_smem} B of shared memory"
+        );
+        // 256 B rows, 16 groups: a 512-entry (16 KiB) table leaves 56 - 16 - 4 = 36 KiB of records.
+        let grouped = layout_of(&float_rows(&mut rng, 400, 256, 0.02, 4), 256, 16);
+        let (rows, bytes, table) = tiling(&grouped, 1).unwrap();
+        assert_eq!((rows, table), (36 * 1024 / 256, 512));
+        assert!(launch::tiles_smem(rows, bytes, table) <= crate::device::TILE_BLOCK_SMEM);
+        // 64 B rows through the short-rows kernel: 64 KiB tiles of 1024 rows, 3 blocks per SM.
+        let kv = layout_of(&float_rows(&mut rng, 4096, 64, 0.02, 16), 64, 1);
+        let (rows, bytes, table) = tiling(&kv, 2).unwrap();
+        assert_eq!((rows, table), (1024, 8));
+        let smem = launch::tiles_smem(rows, bytes, table);
+        assert!(smem <= crate::device::SHORT_BLOCK_SMEM, "{smem} B of shared memory");
+        assert!(3 * (smem + 1024) <= 228 * 1024, "{smem} B: 3 blocks per SM");
+        // A 1024-entry (32 KiB) table leaves 75 - 1 - 32 - 4 = 38 KiB of records.
+        let grouped = layout_of(&float_rows(&mut rng, 4096, 64, 0.02, 16), 64, 128);
+        let (rows, bytes, table) = tiling(&grouped, 2).unwrap();
+        assert_eq!(table, 1024);
+        assert_eq!(rows, 38 * 1024 / 64);
+        assert!(launch::tiles_smem(rows, bytes, table) <= crate::device::SHORT_BLOCK_SMEM);
+    }
+
+    #[test]
+    fn general_tiles_hold_a_multiple_of_the_warps_rows() {
+        let warps = launch::TILE_WARPS;
+        // MiniLM rows of 1536 B: 21 rows in 32 KiB, 24 with a 6 KiB table still fit 4 blocks per SM.
+        assert_eq!(balanced_tile_rows(21, 1536, 192), 24);
+        // Fashion-MNIST 784 B rows: 41 -> 48 (37.6 KiB); 1 KiB rows keep 32; 4 KiB rows keep 8.
+        assert_eq!(balanced_tile_rows(41, 784, 392), 48);
+        assert_eq!(balanced_tile_rows(32, 1024, 128), 32);
+        assert_eq!(balanced_tile_rows(8, 4096, 512), 8);
+        // With a 1024-entry (32 KiB) table 24 rows of 1536 B do not fit: down to 16.
+        assert_eq!(balanced_tile_rows(21, 1536, 1024), 16);
+        // Cora's 5744 B records with a 717-entry table: 5 rows, 8 do not fit: 5 stay.
+        assert_eq!(balanced_tile_rows(5, 5744, 717), 5);
+        for raw in [16u32, 200, 784, 1200, 1536, 3000, 5744, 16384] {
+            for table in [0u32, 64, 512, 1024] {
+                let rows = (crate::device::TILE_BYTES / raw).clamp(1, 1024);
+                let b = balanced_tile_rows(rows, raw, table);
+                assert!(
+                    b.is_multiple_of(warps) || b == rows,
+                    "{raw} B, {table} entries: {rows} -> {b}"
+                );
+                assert!(b >= rows.min(warps) && b >= 1);
+                let bytes = (b * raw + 48 + 15) & !15;
+                assert!(
+                    b <= rows || launch::tiles_smem(b, bytes, table) <= crate::device::TILE_BLOCK_SMEM,
+                    "{raw} B, {table} entries: {b} rows exceed the block's shared memory"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn range_tiles_cover_only_the_chunks_a_range_overlaps() {
+        let mut rng = Rng::new(8);
+        let (metas, payloads) = encode_rows(
+            &float_rows(&mut rng, 500, 64, 0.02, 4),
+            64,
+            &EncodeOptions::default(),
+            100,
+        );
+        let refs: Vec<&[u8]> = payloads.iter().map(|p| p.as_slice()).collect();
+        let layout = build_layout(64, &metas, &refs).unwrap();
+        assert_eq!(layout.chunks.len(), 5);
+        // Rows 150 .. 349 with tiles of 32 rows: 50 rows of chunk 1, 100 of chunk 2, 50 of chunk 3.
+        let t = tile_starts(&layout, 150, 200, 32).unwrap();
+        assert_eq!(t.first_chunk, 1);
+        assert_eq!(t.starts, vec![0, 2, 6, 8]);
+        assert_eq!(t.tiles, 8);
+        // One row; the whole entry; the last row.
+        let one = tile_starts(&layout, 299, 1, 32).unwrap();
+        assert_eq!((one.first_chunk, one.starts, one.tiles), (2, vec![0, 1], 1));
+        let all = tile_starts(&layout, 0, 500, 32).unwrap();
+        assert_eq!((all.first_chunk, all.starts.len(), all.tiles), (0, 6, 5 * 4));
+        assert_eq!(tile_starts(&layout, 499, 1, 7).unwrap().first_chunk, 4);
+        // The launch parameters narrowed to chunks 1 ..= 3: descriptors and table offsets from
+        // chunk 1, no chunk_rows.
+        let mut p = GatherParams {
+            chunks: 4096,
+            table_offsets: 8192,
+            chunk_count: 5,
+            chunk_rows: 100,
+            ..Default::default()
+        };
+        range_chunks(&mut p, t.first_chunk, t.starts.len() - 1);
+        assert_eq!(
+            (p.chunks, p.table_offsets, p.chunk_count, p.chunk_rows),
+            (4096 + 80, 8200, 3, 0)
+        );
+        let mut no_tables = GatherParams::default();
+        range_chunks(&mut no_tables, 2, 1);
+        assert_eq!(no_tables.table_offsets, 0, "a null table-offset array stays null");
+    }
+}
