@@ -112,14 +112,18 @@ impl KernelModule {
 
     /// The part a line `#include "NAME"` names, if NAME is one of this module's parts.
     pub fn part_included_by(&self, line: &str) -> Option<&'static KernelPart> {
-        let name = line
-            .trim()
-            .strip_prefix("#include")?
-            .trim()
-            .strip_prefix('"')?
-            .strip_suffix('"')?;
+        let name = quoted_include(line)?;
         self.parts.iter().find(|p| p.name == name)
     }
+}
+
+/// NAME of a line `#include "NAME"`.
+fn quoted_include(line: &str) -> Option<&str> {
+    line.trim()
+        .strip_prefix("#include")?
+        .trim()
+        .strip_prefix('"')?
+        .strip_suffix('"')
 }
 
 /// NVRTC options for compute capability `major.minor`: a real architecture, so the result is a
@@ -203,15 +207,7 @@ mod tests {
 
     /// The quoted `#include` names of `text`, in order.
     fn quoted_includes(text: &str) -> Vec<&str> {
-        text.lines()
-            .filter_map(|l| {
-                l.trim()
-                    .strip_prefix("#include")?
-                    .trim()
-                    .strip_prefix('"')?
-                    .strip_suffix('"')
-            })
-            .collect()
+        text.lines().filter_map(quoted_include).collect()
     }
 
     #[test]
