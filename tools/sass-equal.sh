@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Checks that the kernels of the working tree compile to the same machine code as those of a commit
 # (no device time): both compiled here by NVRTC for sm_90 (tools/nvrtc_report.py --cubin), then
-# disassembled (nvdisasm from the PyPI wheel nvidia-cuda-nvdisasm) with addresses and label numbers
-# removed. A kernel refactor that passes needs no new GPU run: the device executes the same code.
+# disassembled (nvdisasm from the PyPI wheel nvidia-cuda-nvdisasm) with addresses, label numbers and
+# the numbers of internal helper functions (which a new kernel shifts) removed. A kernel refactor that passes needs no new GPU run: the device executes the same code.
 #
 #   eval "$(bash tools/ci-nvrtc.sh)"; NVDISASM=/path/to/nvdisasm bash tools/sass-equal.sh [REV]   # REV: HEAD
 # Where a cubin differs, each kernel (function) is named same or differs.
@@ -23,7 +23,7 @@ done
 for cubin in "$tmp"/work/*.cubin; do
     name="$(basename "$cubin")"
     for side in base work; do
-        "$nvdisasm" -c "$tmp/$side/$name" | sed -E 's@/\*[0-9a-f]+\*/@@; s/\.L_x_[0-9]+/L/g' | grep -v '^\s*$' >"$tmp/$side-$name.sass"
+        "$nvdisasm" -c "$tmp/$side/$name" | sed -E 's@/\*[0-9a-f]+\*/@@; s/\.L_x_[0-9]+/L/g; s/__internal_[0-9]+_/__internal_/g' | grep -v '^\s*$' >"$tmp/$side-$name.sass"
     done
     if cmp -s "$tmp/base-$name.sass" "$tmp/work-$name.sass"; then
         echo "$name: same SASS as $rev ($(wc -l <"$tmp/work-$name.sass") lines)"
