@@ -51,6 +51,56 @@ pub fn float_rows(rng: &mut Rng, rows: usize, row_bytes: usize, sigma: f64, drop
     out
 }
 
+/// Rows of image-like bytes: a border that is always zero, and inside it pixels zero half the time,
+/// else any byte (positions with several runs of free bits in a 16-bit word, words that do not
+/// participate); every `raw_every`-th row random bytes (stored raw).
+pub fn pixel_rows(rng: &mut Rng, rows: usize, row_bytes: usize, raw_every: usize) -> Vec<u8> {
+    let border = row_bytes / 8;
+    let mut out = vec![0u8; rows * row_bytes];
+    for (r, row) in out.chunks_exact_mut(row_bytes).enumerate() {
+        for (i, b) in row.iter_mut().enumerate() {
+            let inside = i >= border && i + border < row_bytes;
+            *b = if r % raw_every == raw_every - 1 {
+                rng.next_u64() as u8
+            } else if inside && rng.below(2) == 0 {
+                1 + rng.below(255) as u8
+            } else {
+                0
+            };
+        }
+    }
+    out
+}
+
+/// Entries of image-like rows of more than 64 words of 8 or 16 bits, every chunk coded (as
+/// Fashion-MNIST: 392 words of 16 bits, positions with 3-4 runs of free bits, half the words not
+/// participating): rows of whole 16-byte vectors and rows that are not, 1-3 groups, A = 1, 16 and
+/// 128, [`pixel_rows`] with every 7th row raw.
+pub fn image_row_entries(rng: &mut Rng) -> Vec<TestEntry> {
+    use ibp_format::WordWidth::{W16, W8};
+    [
+        (W16, 784usize, 1u32, 4u8),
+        (W16, 784, 2, 0),
+        (W16, 130, 3, 0),
+        (W8, 300, 1, 4),
+        (W8, 1024, 1, 7),
+        (W16, 2048, 1, 4),
+    ]
+    .into_iter()
+    .map(|(w, row_bytes, groups, align_log2)| {
+        let data = pixel_rows(rng, 160, row_bytes, 7);
+        let label = format!("image rows W{} {row_bytes} B G{groups} A{}", w.bits(), 1 << align_log2);
+        let entry = TestEntry::new(&data, row_bytes, &fixed_width(w, groups, align_log2), 64, label);
+        assert!(
+            entry.metas.iter().all(|m| m.group_count > 0),
+            "{}: a raw chunk",
+            entry.label
+        );
+        entry
+    })
+    .collect()
+}
+
 /// Sparse `f32` rows: each value is non-zero with probability `density` (then 1.0 or a random
 /// small float).
 pub fn sparse_rows(rng: &mut Rng, rows: usize, row_bytes: usize, density: f64) -> Vec<u8> {

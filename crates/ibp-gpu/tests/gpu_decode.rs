@@ -9,9 +9,9 @@ use cudarc::driver::CudaSlice;
 use ibp_codec::{decode_chunk, decode_chunk_rows, DecoderKind, EncodeOptions};
 use ibp_format::{crc32, ChunkMeta, ErrorCode, WordWidth};
 use ibp_gpu::testdata::{
-    encode_rows, few_run_entry, few_run_rows, fixed_width, float_rows, long_row_entries, mixed_shape_entry,
-    patterned_rows, read_npy, sparse_rows, two_run_rows, uneven_chunk_entries, uniform_rows, Rng, TestEntry,
-    FEW_RUN_SHAPES,
+    encode_rows, few_run_entry, few_run_rows, fixed_width, float_rows, image_row_entries, long_row_entries,
+    mixed_shape_entry, patterned_rows, read_npy, sparse_rows, two_run_rows, uneven_chunk_entries, uniform_rows, Rng,
+    TestEntry, FEW_RUN_SHAPES,
 };
 use ibp_gpu::{
     testdata, ChunkForm, EntryLayout, GpuDevice, GpuEntry, GpuError, HostEntry, LeanShape, PayloadHome, TileKernel,
@@ -287,6 +287,18 @@ fn rows_through_the_lean_tile_kernel_match_cpu_decoder() {
         2 * lean >= cases,
         "only {lean} of {cases} short-row cases used the lean tile kernel"
     );
+}
+
+/// Image-like rows of more than 64 words of 8 or 16 bits (as Fashion-MNIST), every chunk coded:
+/// whole entries, every chunk, ranges and gathers from both payload homes give the CPU decoder's
+/// rows (the pairs kernel takes the rows of whole 16-bit words).
+#[test]
+fn image_like_rows_match_cpu_decoder() {
+    let Some(dev) = gpu() else { return };
+    let mut rng = Rng::new(31);
+    for case in image_row_entries(&mut rng) {
+        check_case(&dev, &case, &mut rng);
+    }
 }
 
 /// Positions whose free bits form 3 or 4 runs in a 32-bit half (bf16 pairs, 8- and 16-bit pixels;

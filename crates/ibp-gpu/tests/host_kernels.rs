@@ -19,8 +19,9 @@ use ibp_codec::{decode_chunk, decode_chunk_rows, DecoderKind, EncodeOptions};
 use ibp_format::{crc32, ErrorCode, WordWidth};
 use ibp_gpu::host::{decode_container, HostKernels, TileKernel};
 use ibp_gpu::testdata::{
-    encode_rows, few_run_entry, few_run_rows, fixed_width, float_rows, long_row_entries, mixed_shape_entry,
-    patterned_rows, sparse_rows, two_run_rows, uneven_chunk_entries, uniform_rows, Rng, TestEntry, FEW_RUN_SHAPES,
+    encode_rows, few_run_entry, few_run_rows, fixed_width, float_rows, image_row_entries, long_row_entries,
+    mixed_shape_entry, patterned_rows, sparse_rows, two_run_rows, uneven_chunk_entries, uniform_rows, Rng, TestEntry,
+    FEW_RUN_SHAPES,
 };
 use ibp_gpu::{testdata, ChunkForm, LeanShape};
 use std::path::Path;
@@ -308,6 +309,28 @@ fn generated_cases_match_cpu_decoder() {
         );
     }
     println!("{cases} cases, {lean} through the lean tile kernel ({short} the short-rows one) and the general one");
+}
+
+/// Image-like rows of more than 64 words of 8 or 16 bits (as Fashion-MNIST), every chunk coded:
+/// the pairs kernel takes the rows of whole 16-bit words, the general kernel the others, and every
+/// path gives the CPU decoder's rows.
+#[test]
+fn image_like_rows_match_cpu_decoder() {
+    let mut rng = Rng::new(31);
+    let mut pairs = 0;
+    for case in image_row_entries(&mut rng) {
+        let entry = load(&case);
+        let whole_w16 = case.metas.iter().all(|m| m.word_width.bytes() == 2) && case.row_bytes % 2 == 0;
+        let expected = if whole_w16 {
+            TileKernel::GeneralPairs
+        } else {
+            TileKernel::General
+        };
+        assert_eq!(entry.tile_kernel(), expected, "{}", case.label);
+        pairs += usize::from(whole_w16);
+        check_case(&case, &mut rng);
+    }
+    assert!(pairs >= 3, "{pairs} entries of 16-bit words");
 }
 
 /// Entries loaded with [`ChunkForm::FOR_GPU_READS`]: the chunks no cheaper to read coded are re-laid
