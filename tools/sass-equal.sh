@@ -2,7 +2,8 @@
 # Checks that the kernels of the working tree compile to the same machine code as those of a commit
 # (no device time): both compiled here by NVRTC for sm_90 (tools/nvrtc_report.py --cubin), then
 # disassembled (nvdisasm from the PyPI wheel nvidia-cuda-nvdisasm) with addresses, label numbers and
-# the numbers of internal helper functions (which a new kernel shifts) removed. A kernel refactor that passes needs no new GPU run: the device executes the same code.
+# the numbers of internal helper functions (which a new kernel shifts) removed. A kernel refactor
+# that passes needs no new GPU run: the device executes the same code.
 #
 #   eval "$(bash tools/ci-nvrtc.sh)"; NVDISASM=/path/to/nvdisasm bash tools/sass-equal.sh [REV]   # REV: HEAD
 # Where a cubin differs, each kernel (function) is named same or differs.
