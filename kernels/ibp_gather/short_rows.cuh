@@ -32,6 +32,12 @@
 #ifndef IBP_LEAN_LANE_BYTES
 #define IBP_LEAN_LANE_BYTES 64  // output bytes per lane a row's slice count aims at
 #endif
+// The long-rows kernel (ibp_decode_tiles_lean_long, rows of any number of words) for rows
+// lane_tile_rows does not take: output bytes per lane its slices aim at. Whole rows (one slice, so
+// every lane of a warp stands at the same position) measured best (GPU_NOTES entries 61, 62).
+#ifndef IBP_LONG_LANE_BYTES
+#define IBP_LONG_LANE_BYTES 4096
+#endif
 // IBP_SLICE_RAW_VECS: a raw record's slice is copied with 16-byte vectors where the slice, the record
 // and the output allow (raw records of A = 16 chunks), not decoded a word at a time as a record of
 // non-participating words (0: as before entry 51).
@@ -100,14 +106,13 @@ __device__ __forceinline__ constexpr bool slice_window_on() {
 }
 
 // One word of a lane's slice: the field at stream bit base + pos (read at the record's end when a
-// corrupt record puts it past it), entry j of the row's group; advances pos by the field's length
+// corrupt record puts it past it), p its participation bit, entry j of the row's group; advances pos by the field's length
 // (and, IBP_SLICE_BITBUF, the window win, open on bit base + min(pos, total_bits)).
 template <int WB, bool MULTI>
 __device__ __forceinline__ typename Word<WB>::R slice_word(const ibp_u32* w, ibp_u32 base, ibp_u32& pos,
-                                                           ibp_u32 total_bits, ibp_u32 pbits, ibp_u32 j,
+                                                           ibp_u32 total_bits, bool p, ibp_u32 j,
                                                            const uint4* tm_g, const uint4* ti_g,
                                                            SliceWindow& win) {
-    const bool p = (pbits >> j) & 1u;
     const uint4 tm = tm_g[j], ti = ti_g[j];
     const ibp_u32 s = base + min(pos, total_bits);
     typename Word<WB>::R word;
@@ -121,27 +126,41 @@ __device__ __forceinline__ typename Word<WB>::R slice_word(const ibp_u32* w, ibp
     return word;
 }
 
-template <int WB, bool MULTI>
+// Participation bits of words j .. j + 31 of a coded record at stream bit base (none past the
+// record's end: a corrupt record with fewer than n bits has them read at its end; its T fails it).
+__device__ __forceinline__ ibp_u32 slice_pbits(const ibp_u32* w, ibp_u32 base, ibp_u32 j, ibp_u32 total_bits) {
+    return sbits32(w, base + min(j, total_bits));
+}
+
+// LONG false: rows of at most 32 words (the short-rows and lean kernels), their participation bits
+// one 32-bit word read once per row. LONG true (the long-rows kernel, IBP_LEAN_LONG): rows of any
+// number of words, each slice reading its words' participation bits 32 at a time (slice_pbits), and
+// slices of whole 16-byte output vectors where the row allows.
+template <int WB, bool MULTI, bool LONG = false>
 __device__ __forceinline__ void slice_tile_rows(const IbpGatherParams& prm, const TileCtx& t, ibp_u32 warp, ibp_u32 lane) {
     typedef typename Word<WB>::T Stored;
     const ibp_u32 W = WB * 8;
-    const ibp_u32 n = t.n;  // 1 .. 32 (IBP_LEAN_THREAD_ROWS, IBP_LEAN_THREAD_BYTES); row_bytes == n * WB (a lean coded chunk)
+    const ibp_u32 n = t.n;  // LONG: any; else 1 .. 32 (IBP_LEAN_THREAD_ROWS, IBP_LEAN_THREAD_BYTES); row_bytes == n * WB
     const ibp_u32 row_bytes = prm.row_bytes;
     const ibp_u32 first_words = n >= 32 ? ~0u : (1u << n) - 1u;
     const ibp_u32 a_mask = (1u << t.align_log2) - 1u;
     const ibp_u32* const w = (const ibp_u32*)(t.tile - IBP_TILE_GUARD);
     const ibp_u32 rec0 = (IBP_TILE_GUARD + t.skew) * 8;
     ibp_u8* const out0 = prm.out + t.k0 * (ibp_u64)row_bytes;
-    // Slices: K = 2^k_log2 lanes per row, m words each (the last ones may hold fewer or none).
-    const ibp_u32 want = (row_bytes + IBP_LEAN_LANE_BYTES - 1) / IBP_LEAN_LANE_BYTES;
+    const ibp_u32 per_vec = 16 / WB;
+    // Slices: K = 2^k_log2 lanes per row, m words each (the last ones may hold fewer or none); LONG:
+    // m a multiple of a 16-byte vector's words where the row is whole vectors.
+    const ibp_u32 lane_bytes = LONG ? IBP_LONG_LANE_BYTES : IBP_LEAN_LANE_BYTES;
+    const ibp_u32 want = (row_bytes + lane_bytes - 1) / lane_bytes;
     const ibp_u32 cap = min(n, 32u);
     ibp_u32 k_log2 = 0;
     while ((1u << k_log2) < want && (1u << k_log2) < cap) k_log2++;
-    const ibp_u32 K = 1u << k_log2, m = (n + K - 1) >> k_log2;
+    const ibp_u32 K = 1u << k_log2;
+    ibp_u32 m = (n + K - 1) >> k_log2;
+    if (LONG && (row_bytes & 15u) == 0) m = (m + per_vec - 1) / per_vec * per_vec;
     const ibp_u32 seg = lane >> k_log2, s = lane & (K - 1), per_pass = 32u >> k_log2;
     const ibp_u32 jb = min(s * m, n), je = min(jb + m, n);
     const bool vec_out = (((m * WB) | row_bytes | (ibp_u32)(size_t)out0) & 15u) == 0;
-    const ibp_u32 per_vec = 16 / WB;
     for (ibp_u32 row0 = warp * per_pass; row0 < t.nrows; row0 += IBP_TILE_WARPS * per_pass) {
         const ibp_u32 row = row0 + seg;
         const bool valid = row < t.nrows;
@@ -155,14 +174,25 @@ __device__ __forceinline__ void slice_tile_rows(const IbpGatherParams& prm, cons
             if (at >= prm.meta_size) code = IBP_STATUS_LAYOUT;
             else { g = prm.meta[at]; if (g >= t.G) { code = IBP_STATUS_GROUP_ID; g = 0; } }
         }
-        // A raw record: every word non-participating, fields from bit 0.
-        const ibp_u32 pbits = raw || !valid ? 0u : sbits32(w, base) & first_words;
+        // A raw record: every word non-participating, fields from bit 0. (LONG: the bits of the
+        // slice's words jb .. jb + 31, then of each next 32.)
+        const bool coded = !(raw || !valid);
+        ibp_u32 pbits = raw || !valid ? 0u : LONG ? slice_pbits(w, base, jb, total_bits) : sbits32(w, base) & first_words;
         const uint4* const tm_g = t.tmask + g * n;
         const uint4* const ti_g = t.tinfo + g * n;
         // This slice's bits, the ones before it (scan within the segment), the row's T.
         ibp_u32 bits = 0;
-        if (K > 1)
-            for (ibp_u32 j = jb; j < je; j++) bits += ((pbits >> j) & 1u) ? (ti_g[j].w & 127u) : W;
+        if (K > 1) {
+            if (LONG) {
+                ibp_u32 pb = pbits;
+                for (ibp_u32 j = jb; j < je; j++) {
+                    if (j != jb && ((j - jb) & 31u) == 0) pb = coded ? slice_pbits(w, base, j, total_bits) : 0u;
+                    bits += ((pb >> ((j - jb) & 31u)) & 1u) ? (ti_g[j].w & 127u) : W;
+                }
+            } else {
+                for (ibp_u32 j = jb; j < je; j++) bits += ((pbits >> j) & 1u) ? (ti_g[j].w & 127u) : W;
+            }
+        }
         ibp_u32 x = bits;
         for (ibp_u32 d = 1; d < K; d <<= 1) {
             const ibp_u32 y = __shfl_up_sync(FULL_MASK, x, d);
@@ -182,15 +212,23 @@ __device__ __forceinline__ void slice_tile_rows(const IbpGatherParams& prm, cons
                 if (slice_window_on<WB>()) win.open(w, base + min(pos, total_bits));
                 if (vec_out) {
                     for (ibp_u32 j0 = jb; j0 < je; j0 += per_vec) {
+                        // (LONG: j0 - jb is a multiple of per_vec, which divides 32.)
+                        if (LONG && j0 != jb && ((j0 - jb) & 31u) == 0) pbits = coded ? slice_pbits(w, base, j0, total_bits) : 0u;
+                        const ibp_u32 pj = LONG ? (j0 - jb) & 31u : j0;  // bit of word j0 in pbits
                         uint4 acc = make_uint4(0u, 0u, 0u, 0u);
 #pragma unroll
                         for (ibp_u32 k = 0; k < per_vec; k++)
-                            vec_put<WB>(acc, k, slice_word<WB, MULTI>(w, base, pos, total_bits, pbits, j0 + k, tm_g, ti_g, win));
+                            vec_put<WB>(acc, k, slice_word<WB, MULTI>(w, base, pos, total_bits, (pbits >> (pj + k)) & 1u, j0 + k,
+                                                                      tm_g, ti_g, win));
                         *(uint4*)(dst + j0 * WB) = acc;
                     }
                 } else {
-                    for (ibp_u32 j = jb; j < je; j++)
-                        ((Stored*)dst)[j] = (Stored)slice_word<WB, MULTI>(w, base, pos, total_bits, pbits, j, tm_g, ti_g, win);
+                    for (ibp_u32 j = jb; j < je; j++) {
+                        if (LONG && j != jb && ((j - jb) & 31u) == 0) pbits = coded ? slice_pbits(w, base, j, total_bits) : 0u;
+                        const ibp_u32 pj = LONG ? (j - jb) & 31u : j;
+                        ((Stored*)dst)[j] = (Stored)slice_word<WB, MULTI>(w, base, pos, total_bits, (pbits >> pj) & 1u, j, tm_g,
+                                                                          ti_g, win);
+                    }
                 }
             }
         }
@@ -199,6 +237,104 @@ __device__ __forceinline__ void slice_tile_rows(const IbpGatherParams& prm, cons
         // Record length rule L == align_up(ceil(T/8), A) (T > 8L fails it too), then padding bits
         // T .. 8L-1 zero.
         if (valid && s == 0) {
+            if (code == IBP_STATUS_OK) {
+                if (!raw && (T > total_bits || ((((T + 7) >> 3) + a_mask) & ~a_mask) != len)) code = IBP_STATUS_ROW_LENGTH;
+                else if (stream_bits_set(w, base + T, base + total_bits)) code = IBP_STATUS_PADDING;
+            }
+            if (code != IBP_STATUS_OK) ibp_report(prm.status, t.k0 + row, code);
+        }
+    }
+}
+
+// ---- long rows a lane per row (long-rows kernel, IBP_LONG_LANE_ROWS) ----------------------------
+// Lane l of a warp decodes row warp * 32 + l of the tile (and every IBP_TILE_WARPS * 32 after it)
+// whole, a 16-byte output vector at a time: all lanes stand at the same word j, so with one group
+// the table entry is the warp's and the run forms are the same in every lane; only the
+// participation bit differs between lanes. A vector whose positions have at most four runs of free
+// bits per half is decoded with no branch (both deposit forms computed where a 3-4 run position is
+// among them, IBP_LONG_LANE_FLAT), so its words are scheduled together; each field is read with
+// sbits32 at its stream bit, kept at or before the record's end. Rows of whole 16-byte vectors of
+// words of up to 32 bits; others take slice_tile_rows. Same checks, order and codes as
+// slice_tile_rows. (GPU_NOTES entry 62: Fashion-MNIST 0.23 -> 0.31 of the D2D copy.)
+#ifndef IBP_LONG_LANE_ROWS
+#define IBP_LONG_LANE_ROWS 1
+#endif
+#ifndef IBP_LONG_LANE_FLAT
+#define IBP_LONG_LANE_FLAT 1
+#endif
+template <int WB, bool MULTI>
+__device__ __forceinline__ void lane_tile_rows(const IbpGatherParams& prm, const TileCtx& t, ibp_u32 warp, ibp_u32 lane) {
+    const ibp_u32 W = WB * 8;
+    const ibp_u32 wlow = WB >= 4 ? ~0u : (1u << W) - 1u;  // a non-participating word: all W bits
+    const ibp_u32 n = t.n;  // row_bytes == n * WB, a multiple of 16 (the caller checks)
+    const ibp_u32 row_bytes = prm.row_bytes;
+    const ibp_u32 a_mask = (1u << t.align_log2) - 1u;
+    const ibp_u32* const w = (const ibp_u32*)(t.tile - IBP_TILE_GUARD);
+    const ibp_u32 rec0 = (IBP_TILE_GUARD + t.skew) * 8;
+    ibp_u8* const out0 = prm.out + t.k0 * (ibp_u64)row_bytes;
+    constexpr ibp_u32 per_vec = 16 / WB;
+    for (ibp_u32 row0 = warp * 32; row0 < t.nrows; row0 += IBP_TILE_WARPS * 32) {
+        const ibp_u32 row = row0 + lane;
+        const bool valid = row < t.nrows;
+        const ibp_u32 off = valid ? t.offsets[row] : 0u;
+        const ibp_u32 len = valid ? t.offsets[row + 1] - off : 0u;
+        const bool raw = valid && len == t.raw_padded;
+        const ibp_u32 base = rec0 + off * 8, total_bits = len * 8, end = base + total_bits;
+        ibp_u32 code = IBP_STATUS_OK, g = 0;
+        if (valid && !raw && t.G > 1) {
+            const ibp_u64 at = t.groups + t.r0 + row;
+            if (at >= prm.meta_size) code = IBP_STATUS_LAYOUT;
+            else { g = prm.meta[at]; if (g >= t.G) { code = IBP_STATUS_GROUP_ID; g = 0; } }
+        }
+        const bool coded = valid && !raw;
+        const uint4* const tm_g = t.tmask + g * n;
+        const uint4* const ti_g = t.tinfo + g * n;
+        // T: stream bits the record's fields use (a raw record: row_bytes * 8, its words from bit 0).
+        ibp_u32 T = raw ? row_bytes * 8 : 0u;
+        ibp_u8* const dst = out0 + row * (ibp_u64)row_bytes;
+        if (valid && raw && ((base >> 3) & 15u) == 0) {
+            // Bytes of a raw record are the row's: copied as 16-byte vectors.
+            const uint4* const from = (const uint4*)((const ibp_u8*)w + (base >> 3));
+            for (ibp_u32 v = 0; v < row_bytes / 16; v++) ((uint4*)dst)[v] = from[v];
+        } else if (valid) {
+            ibp_u32 pos = coded ? n : 0u;  // stream bit of the next field, from the record's start
+            ibp_u32 pw = 0;                // participation bits of words j0 & ~31 ..
+            for (ibp_u32 j0 = 0; j0 < n; j0 += per_vec) {
+                if ((j0 & 31u) == 0) pw = coded ? sbits32(w, base + min(j0, total_bits)) : 0u;
+                uint4 acc = make_uint4(0u, 0u, 0u, 0u);
+                ibp_u32 forms = 0;  // the run-form flags of the vector's positions
+#pragma unroll
+                for (ibp_u32 k = 0; k < per_vec; k++) forms |= ti_g[j0 + k].w;
+                if (IBP_LONG_LANE_FLAT && (forms & IBP_TILE_MANY) == 0) {
+                    const bool runs = MULTI && (forms & IBP_TILE_MULTI) != 0;
+#pragma unroll
+                    for (ibp_u32 k = 0; k < per_vec; k++) {
+                        const ibp_u32 j = j0 + k;
+                        const bool p = (pw >> ((j0 & 31u) + k)) & 1u;
+                        const uint4 tm = tm_g[j], ti = ti_g[j];
+                        const ibp_u32 x = sbits32(w, min(base + pos, end));
+                        ibp_u32 dep = (__funnelshift_l(0u, x, ti.z) & tm.x) | (__funnelshift_l(0u, x, ti.z >> 8) & tm.y);
+                        if (MULTI && runs && (int)ti.w < 0) dep = deposit_runs(x, tm.x, tm.y, ti.z);
+                        vec_put<WB>(acc, k, (typename Word<WB>::R)(p ? dep | ti.x : x & wlow));
+                        pos += p ? (ti.w & 127u) : W;
+                    }
+                } else {
+#pragma unroll
+                    for (ibp_u32 k = 0; k < per_vec; k++) {
+                        const ibp_u32 j = j0 + k;
+                        const bool p = (pw >> ((j0 & 31u) + k)) & 1u;
+                        const uint4 tm = tm_g[j], ti = ti_g[j];
+                        vec_put<WB>(acc, k, table_word_bits<WB, MULTI>(sbits32(w, min(base + pos, end)), 0u, p, tm, ti));
+                        pos += p ? (ti.w & 127u) : W;
+                    }
+                }
+                *(uint4*)(dst + j0 * WB) = acc;
+            }
+            T = pos;
+        }
+        // Record length rule L == align_up(ceil(T/8), A) (T > 8L fails it too), then padding bits
+        // T .. 8L-1 zero.
+        if (valid) {
             if (code == IBP_STATUS_OK) {
                 if (!raw && (T > total_bits || ((((T + 7) >> 3) + a_mask) & ~a_mask) != len)) code = IBP_STATUS_ROW_LENGTH;
                 else if (stream_bits_set(w, base + T, base + total_bits)) code = IBP_STATUS_PADDING;

@@ -350,11 +350,35 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
     (G != 0 && ((IBP_LEAN_THREAD_ROWS && n <= IBP_LEAN_THREAD_ROWS) ||                                    \
                 (IBP_LEAN_THREAD_BYTES && (align_log2 == 0 || !IBP_LEAN_THREAD_A1_ONLY) && n <= 32 &&      \
                  prm.row_bytes <= IBP_LEAN_THREAD_BYTES)))
-            const bool shape_ok = SHAPE == IBP_LEAN_ANY || (SHAPE == IBP_LEAN_MID ? n > 32 : IBP_LEAN_THREAD_PATH);
-            const bool lean = (table_ok && t.n_ok && n <= 64 && shape_ok && prm.row_bytes == n * wb) ||
-                              (G == 0 && SHAPE != IBP_LEAN_SHORT);
+            // (The long-rows kernel takes coded chunks of whole words of any row length, not raw chunks.)
+            const bool shape_ok = SHAPE == IBP_LEAN_ANY || SHAPE == IBP_LEAN_LONG ||
+                                  (SHAPE == IBP_LEAN_MID ? n > 32 : IBP_LEAN_THREAD_PATH);
+            const bool lean = (table_ok && t.n_ok && (n <= 64 || SHAPE == IBP_LEAN_LONG) && shape_ok && prm.row_bytes == n * wb) ||
+                              (G == 0 && SHAPE != IBP_LEAN_SHORT && SHAPE != IBP_LEAN_LONG);
             if (!lean) {
                 for (ibp_u32 row = threadIdx.x; row < nrows; row += IBP_TILE_THREADS) ibp_report(prm.status, t.k0 + row, IBP_STATUS_LAYOUT);
+            } else if (SHAPE == IBP_LEAN_LONG && IBP_LONG_LANE_ROWS && wb <= 4 && ((prm.row_bytes | (ibp_u32)(size_t)prm.out) & 15u) == 0) {
+                if (t.no_multi) switch (wb) {
+                    case 1: lane_tile_rows<1, false>(prm, t, warp, lane); break;
+                    case 2: lane_tile_rows<2, false>(prm, t, warp, lane); break;
+                    default: lane_tile_rows<4, false>(prm, t, warp, lane); break;
+                } else switch (wb) {
+                    case 1: lane_tile_rows<1, true>(prm, t, warp, lane); break;
+                    case 2: lane_tile_rows<2, true>(prm, t, warp, lane); break;
+                    default: lane_tile_rows<4, true>(prm, t, warp, lane); break;
+                }
+            } else if (SHAPE == IBP_LEAN_LONG) {
+                if (t.no_multi) switch (wb) {
+                    case 1: slice_tile_rows<1, false, true>(prm, t, warp, lane); break;
+                    case 2: slice_tile_rows<2, false, true>(prm, t, warp, lane); break;
+                    case 4: slice_tile_rows<4, false, true>(prm, t, warp, lane); break;
+                    default: slice_tile_rows<8, false, true>(prm, t, warp, lane); break;
+                } else switch (wb) {
+                    case 1: slice_tile_rows<1, true, true>(prm, t, warp, lane); break;
+                    case 2: slice_tile_rows<2, true, true>(prm, t, warp, lane); break;
+                    case 4: slice_tile_rows<4, true, true>(prm, t, warp, lane); break;
+                    default: slice_tile_rows<8, true, true>(prm, t, warp, lane); break;
+                }
             } else if (SHAPE != IBP_LEAN_MID && IBP_LEAN_THREAD_PATH) {
                 if (t.no_multi) switch (wb) {
                     case 1: slice_tile_rows<1, false>(prm, t, warp, lane); break;
@@ -456,4 +480,16 @@ extern "C" __global__ void __launch_bounds__(IBP_TILE_THREADS, IBP_LEAN_SHORT_MI
 ibp_decode_tiles_lean_short(const IbpGatherParams prm, const ibp_u32* tile_starts, ibp_u32 tile_rows,
                             ibp_u32 tile_bytes, ibp_u32 table_entries) {
     decode_tiles_body<true, IBP_LEAN_SHAPE_OF(IBP_LEAN_SHORT)>(prm, tile_starts, tile_rows, tile_bytes, table_entries);
+}
+// Ranges of an entry whose chunks are all coded with whole words (the host picks it for rows of
+// more than 64 words of at most 16 bits: IBP_LEAN_LONG), a lane per row (lane_tile_rows; rows that
+// are not whole 16-byte vectors in slices, slice_tile_rows), with tiles of about 4 warps' 32 rows
+// and 2 blocks per SM (device::LONG_BLOCK_SMEM).
+#ifndef IBP_LEAN_LONG_MIN_BLOCKS
+#define IBP_LEAN_LONG_MIN_BLOCKS 2
+#endif
+extern "C" __global__ void __launch_bounds__(IBP_TILE_THREADS, IBP_LEAN_LONG_MIN_BLOCKS)
+ibp_decode_tiles_lean_long(const IbpGatherParams prm, const ibp_u32* tile_starts, ibp_u32 tile_rows,
+                           ibp_u32 tile_bytes, ibp_u32 table_entries) {
+    decode_tiles_body<true, IBP_LEAN_LONG>(prm, tile_starts, tile_rows, tile_bytes, table_entries);
 }

@@ -73,6 +73,7 @@ impl GpuRunner {
                 vec![TileKernel::General, TileKernel::Lean(LeanShape::Any)]
             }
             TileKernel::Lean(LeanShape::Any) | TileKernel::GeneralPairs => vec![TileKernel::General],
+            TileKernel::Lean(LeanShape::Long) => vec![TileKernel::General, TileKernel::GeneralPairs],
         };
         for other in others {
             entry.use_tile_kernel(other);

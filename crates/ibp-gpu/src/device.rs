@@ -49,7 +49,7 @@ pub struct GpuDevice {
     pub(crate) gather_split_fn: CudaFunction,
     pub(crate) tiles_fn: CudaFunction,
     /// The lean tile kernels, indexed by [`crate::LeanShape`].
-    pub(crate) tiles_lean_fns: [CudaFunction; 3],
+    pub(crate) tiles_lean_fns: [CudaFunction; 4],
     pub(crate) tiles_pairs_fn: CudaFunction,
     pub(crate) build_tables_fn: CudaFunction,
     pub(crate) raw_gather_fn: CudaFunction,
@@ -69,7 +69,7 @@ pub(crate) const TABLE_MAX_ENTRIES: u32 = 1024;
 /// (`tiling::tiling`: at most 1024 rows and `TILE_BYTES_MAX + 63` bytes per tile.)
 pub(crate) const TILE_MAX_SMEM: u32 = crate::launch::tiles_smem(1024, TILE_BYTES_MAX + 64, TABLE_MAX_ENTRIES);
 /// The largest tile [`tile_bytes`] allows.
-pub(crate) const TILE_BYTES_MAX: u32 = 64 * 1024;
+pub(crate) const TILE_BYTES_MAX: u32 = 96 * 1024;
 
 /// Compressed bytes per tile of `ibp_decode_tiles_lean` (rows of at most 64 words: a larger tile
 /// spreads the per-tile work over more rows), while its table leaves room for it (see [`tile_bytes`]).
@@ -79,9 +79,14 @@ pub(crate) const LEAN_TILE_BYTES: u32 = 48 * 1024;
 pub(crate) const TILE_BLOCK_SMEM: u32 = 56 * 1024;
 /// Compressed bytes per tile of `ibp_decode_tiles_lean_short` (built for 3 blocks per SM: the
 /// largest tile, so the per-tile steps are spread over the most rows; GPU_NOTES entries 52, 55).
-pub(crate) const SHORT_TILE_BYTES: u32 = TILE_BYTES_MAX;
+pub(crate) const SHORT_TILE_BYTES: u32 = 64 * 1024;
 /// Shared memory per block that keeps 3 blocks of `ibp_decode_tiles_lean_short` on an SM.
 pub(crate) const SHORT_BLOCK_SMEM: u32 = 75 * 1024;
+/// Compressed bytes per tile of `ibp_decode_tiles_lean_long` (a lane per row: a warp decodes 32 rows
+/// of a tile, so the largest tile keeps the most warps busy; GPU_NOTES entry 62).
+pub(crate) const LONG_TILE_BYTES: u32 = TILE_BYTES_MAX;
+/// Shared memory per block that keeps 2 blocks of `ibp_decode_tiles_lean_long` on an SM.
+pub(crate) const LONG_BLOCK_SMEM: u32 = 113 * 1024;
 
 /// The environment variable `name` as a `u32` (tuning and A/B overrides); `None` when it is unset
 /// or not a number.
@@ -94,8 +99,10 @@ pub(crate) fn env_u32(name: &str) -> Option<u32> {
 /// ones (1) [`LEAN_TILE_BYTES`] where that and the table fit [`TILE_BLOCK_SMEM`] (with 4 KiB for
 /// row offsets), never below [`TILE_BYTES`]; for the short-rows kernel (2) [`SHORT_TILE_BYTES`]
 /// where they fit [`SHORT_BLOCK_SMEM`] (with 4 KiB for row offsets and 1 KiB of slack), never
-/// below [`TILE_BYTES`]; or for all the value of the environment variable `IBP_TILE_BYTES` (for
-/// tuning runs of the benchmark: 4096 to 65536, rounded down to 16 bytes), read once per process.
+/// below [`TILE_BYTES`]; for the long-rows kernel (3) [`LONG_TILE_BYTES`] where they fit
+/// [`LONG_BLOCK_SMEM`] (the same allowances), never below [`TILE_BYTES`]; or for all the value of
+/// the environment variable `IBP_TILE_BYTES` (for tuning runs of the benchmark: 4096 to
+/// [`TILE_BYTES_MAX`], rounded down to 16 bytes), read once per process.
 pub(crate) fn tile_bytes(class: usize, table_bytes: u32) -> u32 {
     static OVERRIDE: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
     let chosen = OVERRIDE.get_or_init(|| env_u32("IBP_TILE_BYTES").map(|b| b.clamp(4096, TILE_BYTES_MAX) & !15));
@@ -103,7 +110,8 @@ pub(crate) fn tile_bytes(class: usize, table_bytes: u32) -> u32 {
     chosen.unwrap_or(match class {
         0 => TILE_BYTES,
         1 => fit(TILE_BLOCK_SMEM, LEAN_TILE_BYTES),
-        _ => fit(SHORT_BLOCK_SMEM - 1024, SHORT_TILE_BYTES),
+        2 => fit(SHORT_BLOCK_SMEM - 1024, SHORT_TILE_BYTES),
+        _ => fit(LONG_BLOCK_SMEM - 1024, LONG_TILE_BYTES),
     })
 }
 
@@ -113,6 +121,14 @@ pub(crate) fn tile_bytes(class: usize, table_bytes: u32) -> u32 {
 pub fn short_rows_kernel() -> bool {
     static SHORT: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *SHORT.get_or_init(|| std::env::var("IBP_LEAN_SHORT").map_or(true, |v| v.trim() != "0"))
+}
+
+/// Which entries of rows of more than 64 words take `ibp_decode_tiles_lean_long`
+/// (`kernel_choice::long_rows_wanted`): the environment variable `IBP_LEAN_LONG` (0 none, 1 words of
+/// at most 16 bits, 2 every width; unset: 1), read once per process.
+pub fn long_rows_kernel() -> u32 {
+    static LONG: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    *LONG.get_or_init(|| env_u32("IBP_LEAN_LONG").unwrap_or(1))
 }
 
 /// The most blocks a tile-kernel launch gets, from the environment variable `IBP_TILE_MAX_BLOCKS`
@@ -198,6 +214,7 @@ impl GpuDevice {
             lean(crate::LeanShape::Any)?,
             lean(crate::LeanShape::Mid)?,
             lean(crate::LeanShape::Short)?,
+            lean(crate::LeanShape::Long)?,
         ];
         let tiles_pairs_fn = with_smem("ibp_decode_tiles_pairs", TILE_MAX_SMEM.min(max_smem_per_block))?;
         Ok(Arc::new(GpuDevice {
@@ -274,6 +291,7 @@ impl GpuDevice {
             ("ibp_decode_tiles_lean", &self.tiles_lean_fns[0]),
             ("ibp_decode_tiles_lean_mid", &self.tiles_lean_fns[1]),
             ("ibp_decode_tiles_lean_short", &self.tiles_lean_fns[2]),
+            ("ibp_decode_tiles_lean_long", &self.tiles_lean_fns[3]),
             ("ibp_decode_tiles_pairs", &self.tiles_pairs_fn),
             ("ibp_build_tables", &self.build_tables_fn),
             ("ibp_raw_gather", &self.raw_gather_fn),

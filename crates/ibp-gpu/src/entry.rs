@@ -229,11 +229,11 @@ pub struct GpuEntry {
     tile_cache: Mutex<Option<CachedTiles>>,
     /// The tile kernel the entry's chunks call for (see [`auto_tile_kernel`]).
     auto_kernel: TileKernel,
-    /// [`tiling`] of the entry for the general (`[0]`), the lean (`[1]`) and the short-rows (`[2]`)
-    /// tile kernels ([`TileKernel::tile_class`]), computed
+    /// [`tiling`] of the entry for the general (`[0]`), the lean (`[1]`), the short-rows (`[2]`) and
+    /// the long-rows (`[3]`) tile kernels ([`TileKernel::tile_class`]), computed
     /// once: each pass over the descriptors costs microseconds per launch on entries of thousands of
     /// chunks.
-    tilings: [Option<(u32, u32, u32)>; 3],
+    tilings: [Option<(u32, u32, u32)>; 4],
     /// The tile kernel range decodes use, as [`TileKernel::code`] (comparisons and tests).
     tile_kernel: std::sync::atomic::AtomicI8,
 }
@@ -391,7 +391,7 @@ impl GpuEntry {
         stream.synchronize().map_err(GpuError::driver("finishing the upload"))?;
         let stage_bytes = stage_bytes(&layout, device.gather_smem_limit());
         let auto_kernel = auto_tile_kernel(&layout);
-        let tilings = [0, 1, 2].map(|class| tiling(&layout, class));
+        let tilings = [0, 1, 2, 3].map(|class| tiling(&layout, class));
         let coded_words = coded_words(&layout);
         let decode_bound = decode_bound(&layout);
         Ok(GpuEntry {

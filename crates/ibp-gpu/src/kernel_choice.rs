@@ -156,16 +156,24 @@ fn deposit_heavy(c: &crate::layout::ChunkDesc, meta: &[u8]) -> bool {
 /// copy at the same speed through either kernel. Of the lean kernels, the mid one is taken when
 /// every coded chunk has rows of 33 to 64 words, the short one when every chunk is coded with rows
 /// it takes ([`LeanShape::decodes_all`], unless `IBP_LEAN_SHORT=0`), else the one for any shape.
+/// Entries of longer rows take the long-rows kernel where [`long_rows_wanted`] says so.
 pub(crate) fn lean_shape(layout: &EntryLayout) -> Option<LeanShape> {
     let coded: Vec<_> = layout.chunks.iter().filter(|c| c.group_count > 0).collect();
-    let allowed = !coded.is_empty()
-        && coded.iter().all(|c| {
-            let entries = c.group_count as u64 * c.words_per_row as u64;
-            matches!(c.word_bytes, 1 | 2 | 4 | 8)
-                && c.words_per_row <= 64
-                && c.words_per_row as u64 * c.word_bytes as u64 == layout.row_bytes
-                && entries <= crate::device::TABLE_MAX_ENTRIES as u64
-        });
+    let tabled = |c: &&crate::layout::ChunkDesc| {
+        let entries = c.group_count as u64 * c.words_per_row as u64;
+        matches!(c.word_bytes, 1 | 2 | 4 | 8)
+            && c.words_per_row as u64 * c.word_bytes as u64 == layout.row_bytes
+            && entries <= crate::device::TABLE_MAX_ENTRIES as u64
+    };
+    let allowed = !coded.is_empty() && coded.iter().all(|c| tabled(c) && c.words_per_row <= 64);
+    if !allowed {
+        let long = !coded.is_empty()
+            && coded.len() == layout.chunks.len()
+            && coded
+                .iter()
+                .all(|c| tabled(c) && long_rows_wanted(c.word_bytes as u32, c.words_per_row));
+        return long.then_some(LeanShape::Long);
+    }
     allowed.then_some(if LeanShape::Mid.decodes_all(layout) {
         LeanShape::Mid
     } else if crate::device::short_rows_kernel() && LeanShape::Short.decodes_all(layout) {
@@ -173,6 +181,20 @@ pub(crate) fn lean_shape(layout: &EntryLayout) -> Option<LeanShape> {
     } else {
         LeanShape::Any
     })
+}
+
+/// Whether coded rows of `words` words of `word_bytes` bytes, more than 64, go to the long-rows
+/// kernel (every chunk of the entry coded): words of at most 16 bits (`IBP_LEAN_LONG` unset or 1),
+/// words of any width (`IBP_LEAN_LONG=2`, for A/B runs) or none (`IBP_LEAN_LONG=0`). Narrow words
+/// are where a warp per row spends the most instructions per byte (Fashion-MNIST's 392 words of 16
+/// bits: bench/GPU_NOTES.md entry 61).
+pub(crate) fn long_rows_wanted(word_bytes: u32, words: u32) -> bool {
+    words > 64
+        && match crate::device::long_rows_kernel() {
+            0 => false,
+            1 => word_bytes <= 2,
+            _ => true,
+        }
 }
 
 /// Which of the lean tile kernels decodes ranges of an entry. All are the same decoder; the one
@@ -183,7 +205,9 @@ pub(crate) fn lean_shape(layout: &EntryLayout) -> Option<LeanShape> {
 /// that path, built for 3 blocks per SM and launched with 64 KiB tiles (GPU_NOTES entries 52 and
 /// 55). The any and mid kernels decode raw chunks; the mid kernel reports `E_LAYOUT` for a tile of
 /// coded rows of another shape, the short one for any tile that is not all raw records
-/// ([`TileKernel::decodes`]).
+/// ([`TileKernel::decodes`]). The long-rows kernel takes entries of coded chunks only, of rows of
+/// whole words of any length, each row cut into slices walked a lane apiece (as the short-rows
+/// kernel's thread path) with the same tiles and blocks per SM as the short-rows kernel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LeanShape {
     /// `ibp_decode_tiles_lean`: coded rows of 1 to 64 words.
@@ -193,16 +217,20 @@ pub enum LeanShape {
     /// `ibp_decode_tiles_lean_short`: every chunk coded, with rows of at most 16 words, or of at
     /// most 32 words and 64 bytes (taken where the environment variable `IBP_LEAN_SHORT` is not `0`).
     Short = 2,
+    /// `ibp_decode_tiles_lean_long`: every chunk coded, with rows of whole words of any length
+    /// (taken for rows of more than 64 words of at most 16 bits: [`long_rows_wanted`]).
+    Long = 3,
 }
 
 impl LeanShape {
     /// Every shape, in the order of their kernels in [`LeanShape::KERNELS`].
-    pub const ALL: [LeanShape; 3] = [LeanShape::Any, LeanShape::Mid, LeanShape::Short];
+    pub const ALL: [LeanShape; 4] = [LeanShape::Any, LeanShape::Mid, LeanShape::Short, LeanShape::Long];
     /// The kernel of each shape (indexed by `shape as usize`).
-    pub const KERNELS: [&'static str; 3] = [
+    pub const KERNELS: [&'static str; 4] = [
         "ibp_decode_tiles_lean",
         "ibp_decode_tiles_lean_mid",
         "ibp_decode_tiles_lean_short",
+        "ibp_decode_tiles_lean_long",
     ];
 
     /// Whether this shape's kernel decodes coded rows of `words` words and `row_bytes` bytes (the
@@ -212,17 +240,18 @@ impl LeanShape {
             LeanShape::Any => (1..=64).contains(&words),
             LeanShape::Mid => (33..=64).contains(&words),
             LeanShape::Short => (1..=16).contains(&words) || ((1..=32).contains(&words) && row_bytes <= 64),
+            LeanShape::Long => words >= 1,
         }
     }
 
     /// Whether this shape's kernel decodes every coded chunk of `layout` ([`LeanShape::takes`]) and,
-    /// for the short shape, which takes no raw chunk, whether every chunk is coded.
+    /// for the short and long shapes, which take no raw chunk, whether every chunk is coded.
     pub fn decodes_all(self, layout: &EntryLayout) -> bool {
         layout.chunks.iter().all(|c| {
             if c.group_count > 0 {
                 self.takes(c.words_per_row, layout.row_bytes)
             } else {
-                self != LeanShape::Short
+                !matches!(self, LeanShape::Short | LeanShape::Long)
             }
         })
     }
@@ -249,11 +278,13 @@ pub enum TileKernel {
 
 impl TileKernel {
     /// A small integer for this choice (stored atomically; the CPU-run launcher's kernel argument
-    /// takes the same values: -1 general, 0-2 the lean shapes, 3 the pairs kernel).
+    /// takes the same values: -1 general, 0-2 the lean shapes any, mid and short, 3 the pairs
+    /// kernel, 4 the long-rows kernel).
     pub(crate) const fn code(self) -> i8 {
         match self {
             TileKernel::Auto => -2,
             TileKernel::General => -1,
+            TileKernel::Lean(LeanShape::Long) => 4,
             TileKernel::Lean(shape) => shape as i8,
             TileKernel::GeneralPairs => 3,
         }
@@ -264,15 +295,18 @@ impl TileKernel {
             -1 => TileKernel::General,
             0..=2 => TileKernel::Lean(LeanShape::ALL[code as usize]),
             3 => TileKernel::GeneralPairs,
+            4 => TileKernel::Lean(LeanShape::Long),
             _ => TileKernel::Auto,
         }
     }
 
     /// Which tile size (`tiling`) this resolved choice launches with: 0 the general kernels', 1 the
-    /// lean kernels', 2 the short-rows kernel's (3 blocks per SM: larger tiles).
+    /// lean kernels', 2 the short-rows kernel's (3 blocks per SM: larger tiles), 3 the long-rows
+    /// kernel's (2 blocks per SM: 32 rows for each of about 4 warps).
     pub(crate) const fn tile_class(self) -> usize {
         match self {
             TileKernel::Lean(LeanShape::Short) => 2,
+            TileKernel::Lean(LeanShape::Long) => 3,
             TileKernel::Lean(_) => 1,
             _ => 0,
         }

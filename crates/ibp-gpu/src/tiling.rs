@@ -9,7 +9,7 @@ use crate::launch::{self, GatherParams};
 use crate::layout::EntryLayout;
 
 /// Tiling of a range decode by a tile kernel of `class`
-/// ([`TileKernel::tile_class`](crate::TileKernel::tile_class): general, lean or short-rows):
+/// ([`TileKernel::tile_class`](crate::TileKernel::tile_class): general, lean, short-rows or long-rows):
 /// `(tile_rows, tile_bytes, table_entries)` (table entries: the largest `G * n` of a coded chunk
 /// within `TABLE_MAX_ENTRIES`; chunks above it decode without a table), or `None` when a record can
 /// be too long for a tile (ranges then go through `ibp_gather`).
@@ -165,6 +165,23 @@ mod tests {
         assert_eq!(table, 1024);
         assert_eq!(rows, 38 * 1024 / 64);
         assert!(launch::tiles_smem(rows, bytes, table) <= crate::device::SHORT_BLOCK_SMEM);
+        // 784 B rows of 16-bit words (Fashion-MNIST) through the long-rows kernel: a 392-entry table
+        // leaves 113 - 1 - 12.25 - 4 = 95.75 KiB of records, 125 rows (about 4 warps' 32), and 2
+        // blocks per SM.
+        let long_opts = EncodeOptions {
+            align_log2: 4,
+            word_width: Some(ibp_format::WordWidth::W16),
+            ..Default::default()
+        };
+        let images = crate::testdata::pixel_rows(&mut rng, 300, 784, 7);
+        let (metas, payloads) = encode_rows(&images, 784, &long_opts, 1 << 20);
+        let refs: Vec<&[u8]> = payloads.iter().map(|p| p.as_slice()).collect();
+        let long = build_layout(784, &metas, &refs).unwrap();
+        let (rows, bytes, table) = tiling(&long, 3).unwrap();
+        assert_eq!((rows, table), (125, 392));
+        let smem = launch::tiles_smem(rows, bytes, table);
+        assert!(smem <= crate::device::LONG_BLOCK_SMEM, "{smem} B of shared memory");
+        assert!(2 * (smem + 1024) <= 228 * 1024, "{smem} B: 2 blocks per SM");
     }
 
     #[test]

@@ -223,7 +223,7 @@ fn generated_cases_match_cpu_decoder() {
 /// Rows of whole words with at most two runs of free bits per position and field lengths that
 /// differ, the rows `ibp_decode_tiles_lean` takes (one thread per row checks records, one warp per
 /// row decodes them): every word width, 2-64 words (one round, or two sharing a scan; 100 words go
-/// to the general kernel), 1 or 3 groups, A = 1, 16 and 128, and enough rows for several groups of
+/// to the general kernel, or of 8 and 16 bits to the long-rows one), 1 or 3 groups, A = 1, 16 and 128, and enough rows for several groups of
 /// 32 rows per warp and several tiles. (Positions with 3+ runs of free bits go through the lean
 /// kernel in the other tests' float rows.)
 #[test]
@@ -231,7 +231,7 @@ fn rows_through_the_lean_tile_kernel_match_cpu_decoder() {
     let Some(dev) = gpu() else { return };
     let mut rng = Rng::new(12);
     let (mut cases, mut lean) = (0, 0);
-    let mut shapes = [0usize; 3]; // cases per lean kernel (LeanShape)
+    let mut shapes = [0usize; 4]; // cases per lean kernel (LeanShape)
     for w in [WordWidth::W8, WordWidth::W16, WordWidth::W32, WordWidth::W64] {
         for words in [2usize, 7, 16, 17, 25, 32, 33, 64, 100] {
             for (groups, align_log2, rows, max_run) in
@@ -246,7 +246,9 @@ fn rows_through_the_lean_tile_kernel_match_cpu_decoder() {
                 let entry = load(&case, &dev, PayloadHome::Device);
                 if let Some(shape) = entry.lean_tile_shape() {
                     let all_coded = entry.layout().chunks.iter().all(|c| c.group_count > 0);
-                    let expected = if words > 32 {
+                    let expected = if words > 64 {
+                        LeanShape::Long
+                    } else if words > 32 {
                         LeanShape::Mid
                     } else if all_coded
                         && ibp_gpu::device::short_rows_kernel()
@@ -267,15 +269,17 @@ fn rows_through_the_lean_tile_kernel_match_cpu_decoder() {
     let [rejected, pairs_rejected, pairs_own] = testdata::shaped_kernel_counts();
     println!(
         "{cases} short-row cases matched the CPU decoder ({lean} with coded chunks through both tile kernels; \
-         lean kernels any/mid/short {shapes:?}; {rejected} entries of other rows rejected by the mid and short ones)"
+         lean kernels any/mid/short/long {shapes:?}; {rejected} entries of other rows rejected by the mid and short ones)"
     );
     assert!(
         rejected >= 10,
         "the mid-row and short-row kernels rejected only {rejected} entries of other rows"
     );
     let short_cases = if ibp_gpu::device::short_rows_kernel() { 10 } else { 0 };
+    // (Rows of 100 words of 8 or 16 bits, every chunk coded: the long-rows kernel, in slices.)
+    let long_cases = if ibp_gpu::device::long_rows_kernel() != 0 { 2 } else { 0 };
     assert!(
-        shapes[0] >= 10 && shapes[1] >= 4 && shapes[2] >= short_cases,
+        shapes[0] >= 10 && shapes[1] >= 4 && shapes[2] >= short_cases && shapes[3] >= long_cases,
         "cases per lean kernel: {shapes:?}"
     );
     // The W32 rows of 100 words: the pairs kernel's own; the rest it rejects (or copies).
@@ -291,12 +295,17 @@ fn rows_through_the_lean_tile_kernel_match_cpu_decoder() {
 
 /// Image-like rows of more than 64 words of 8 or 16 bits (as Fashion-MNIST), every chunk coded:
 /// whole entries, every chunk, ranges and gathers from both payload homes give the CPU decoder's
-/// rows (the pairs kernel takes the rows of whole 16-bit words).
+/// rows, through the long-rows kernel (a lane per row, or slices for rows that are not whole
+/// 16-byte vectors) and, in `check_case`, the general kernel.
 #[test]
 fn image_like_rows_match_cpu_decoder() {
     let Some(dev) = gpu() else { return };
     let mut rng = Rng::new(31);
     for case in image_row_entries(&mut rng) {
+        if ibp_gpu::device::long_rows_kernel() != 0 {
+            let shape = load(&case, &dev, PayloadHome::Device).lean_tile_shape();
+            assert_eq!(shape, Some(LeanShape::Long), "{}", case.label);
+        }
         check_case(&dev, &case, &mut rng);
     }
 }

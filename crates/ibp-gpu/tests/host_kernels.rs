@@ -312,25 +312,42 @@ fn generated_cases_match_cpu_decoder() {
 }
 
 /// Image-like rows of more than 64 words of 8 or 16 bits (as Fashion-MNIST), every chunk coded:
-/// the pairs kernel takes the rows of whole 16-bit words, the general kernel the others, and every
-/// path gives the CPU decoder's rows.
+/// the long-rows kernel takes them (a lane per row for rows of whole 16-byte vectors, else in
+/// slices; with `IBP_LEAN_LONG=0` the pairs kernel takes the rows of whole 16-bit words, the general
+/// kernel the others), and every path gives the CPU decoder's rows.
 #[test]
 fn image_like_rows_match_cpu_decoder() {
     let mut rng = Rng::new(31);
-    let mut pairs = 0;
+    let (mut pairs, mut long_entries) = (0, 0);
     for case in image_row_entries(&mut rng) {
         let entry = load(&case);
         let whole_w16 = case.metas.iter().all(|m| m.word_width.bytes() == 2) && case.row_bytes % 2 == 0;
-        let expected = if whole_w16 {
+        // Every chunk coded with tables of whole words of <= 16 bits, more than 64 a row: the
+        // long-rows kernel; else 16-bit words in pairs, else the general kernel.
+        let long = ibp_gpu::device::long_rows_kernel() != 0
+            && case.metas.iter().all(|m| {
+                m.group_count > 0
+                    && m.word_width.bytes() <= 2
+                    && m.words_per_row > 64
+                    && m.words_per_row as usize * m.word_width.bytes() == case.row_bytes
+                    && m.group_count * m.words_per_row <= 1024
+            });
+        let expected = if long {
+            TileKernel::Lean(LeanShape::Long)
+        } else if whole_w16 {
             TileKernel::GeneralPairs
         } else {
             TileKernel::General
         };
         assert_eq!(entry.tile_kernel(), expected, "{}", case.label);
+        long_entries += usize::from(long);
         pairs += usize::from(whole_w16);
         check_case(&case, &mut rng);
     }
     assert!(pairs >= 3, "{pairs} entries of 16-bit words");
+    if ibp_gpu::device::long_rows_kernel() != 0 {
+        assert!(long_entries >= 5, "{long_entries} entries through the long-rows kernel");
+    }
 }
 
 /// Entries loaded with [`ChunkForm::FOR_GPU_READS`]: the chunks no cheaper to read coded are re-laid
@@ -515,10 +532,16 @@ fn corrupt_records_rejected_like_cpu() {
         (WordWidth::W64, 4, 1, 80, 0),
         (WordWidth::W64, 4, 1, 24, 3),
         (WordWidth::W32, 0, 1, 40, 3),
+        // Image-like rows of whole 16-byte vectors: the long-rows kernel, a lane per row.
+        (WordWidth::W16, 4, 1, 392, 0),
+        (WordWidth::W16, 0, 2, 392, 0),
+        (WordWidth::W8, 0, 1, 1024, 0),
     ] {
         let row_bytes = words * w.bytes();
         let data = if runs > 0 {
             few_run_rows(&mut rng, 48, words, w.bytes(), runs, runs + 1)
+        } else if words > 64 && row_bytes % 16 == 0 {
+            testdata::pixel_rows(&mut rng, 48, row_bytes, 7)
         } else if words <= 64 {
             two_run_rows(&mut rng, 48, words, w.bytes(), groups as usize, 64)
         } else {

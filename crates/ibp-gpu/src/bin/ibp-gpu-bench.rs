@@ -847,6 +847,10 @@ fn main() {
             let general = ent_d.uses_lean_tiles().then(|| other(TileKernel::General));
             let any_shape = match kernel {
                 TileKernel::Lean(LeanShape::Mid | LeanShape::Short) => Some(other(TileKernel::Lean(LeanShape::Any))),
+                // (The long-rows kernel: against the general kernel built for pair tables, where it decodes them.)
+                TileKernel::Lean(LeanShape::Long) if TileKernel::GeneralPairs.decodes(ent_d.layout()) => {
+                    Some(other(TileKernel::GeneralPairs))
+                }
                 TileKernel::GeneralPairs => Some(other(TileKernel::General)),
                 _ => None,
             };
@@ -954,6 +958,7 @@ fn main() {
             TileKernel::Lean(LeanShape::Any) => "lean",
             TileKernel::Lean(LeanShape::Mid) => "lean mid",
             TileKernel::Lean(LeanShape::Short) => "lean short",
+            TileKernel::Lean(LeanShape::Long) => "lean long",
             TileKernel::GeneralPairs => "general pairs",
             TileKernel::General | TileKernel::Auto => "general",
         };
