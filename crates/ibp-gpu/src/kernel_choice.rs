@@ -167,11 +167,14 @@ pub(crate) fn lean_shape(layout: &EntryLayout) -> Option<LeanShape> {
     };
     let allowed = !coded.is_empty() && coded.iter().all(|c| tabled(c) && c.words_per_row <= 64);
     if !allowed {
+        // (At least half the positions fully invariant: see long_rows_wanted.)
+        let (invariant, positions) = layout.invariant_positions();
         let long = !coded.is_empty()
             && coded.len() == layout.chunks.len()
             && coded
                 .iter()
-                .all(|c| tabled(c) && long_rows_wanted(c.word_bytes as u32, c.words_per_row));
+                .all(|c| tabled(c) && long_rows_wanted(c.word_bytes as u32, c.words_per_row))
+            && 2 * invariant >= positions;
         return long.then_some(LeanShape::Long);
     }
     allowed.then_some(if LeanShape::Mid.decodes_all(layout) {
@@ -184,10 +187,13 @@ pub(crate) fn lean_shape(layout: &EntryLayout) -> Option<LeanShape> {
 }
 
 /// Whether coded rows of `words` words of `word_bytes` bytes, more than 64, go to the long-rows
-/// kernel (every chunk of the entry coded): words of at most 16 bits (`IBP_LEAN_LONG` unset or 1),
-/// words of any width (`IBP_LEAN_LONG=2`, for A/B runs) or none (`IBP_LEAN_LONG=0`). Narrow words
-/// are where a warp per row spends the most instructions per byte (Fashion-MNIST's 392 words of 16
-/// bits: bench/GPU_NOTES.md entry 61).
+/// kernel (every chunk of the entry coded, and at least half of its positions fully invariant:
+/// [`EntryLayout::invariant_positions`]): words of at most 16 bits (`IBP_LEAN_LONG` unset or 1),
+/// words of any width (`IBP_LEAN_LONG=2`, for A/B runs) or none (`IBP_LEAN_LONG=0`). A lane per
+/// row spares image rows the pairs kernel's divergence between invariant and free positions and
+/// participating and other words (Fashion-MNIST, 290 of 392 positions invariant: 0.23 -> 0.31 of
+/// the D2D copy), but decodes rows of free positions slower (MiniLM FFN weights in bf16, none
+/// invariant: 0.35 -> 0.28; bench/GPU_NOTES.md entry 62).
 pub(crate) fn long_rows_wanted(word_bytes: u32, words: u32) -> bool {
     words > 64
         && match crate::device::long_rows_kernel() {
