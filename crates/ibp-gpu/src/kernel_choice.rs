@@ -212,8 +212,9 @@ pub(crate) fn long_rows_wanted(word_bytes: u32, words: u32) -> bool {
 /// 55). The any and mid kernels decode raw chunks; the mid kernel reports `E_LAYOUT` for a tile of
 /// coded rows of another shape, the short one for any tile that is not all raw records
 /// ([`TileKernel::decodes`]). The long-rows kernel takes entries of coded chunks only, of rows of
-/// whole words of any length, each row cut into slices walked a lane apiece (as the short-rows
-/// kernel's thread path) with the same tiles and blocks per SM as the short-rows kernel.
+/// whole words of any length, a lane per row (rows of whole 16-byte vectors of words of up to 32
+/// bits; other rows a slice per row, as the short-rows kernel's thread path), with tiles of about
+/// four warps' 32 rows and 2 blocks per SM (GPU_NOTES entry 62).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LeanShape {
     /// `ibp_decode_tiles_lean`: coded rows of 1 to 64 words.
@@ -224,7 +225,8 @@ pub enum LeanShape {
     /// most 32 words and 64 bytes (taken where the environment variable `IBP_LEAN_SHORT` is not `0`).
     Short = 2,
     /// `ibp_decode_tiles_lean_long`: every chunk coded, with rows of whole words of any length
-    /// (taken for rows of more than 64 words of at most 16 bits: [`long_rows_wanted`]).
+    /// (taken for rows of more than 64 words of at most 16 bits with at least half the positions
+    /// fully invariant: [`long_rows_wanted`]).
     Long = 3,
 }
 
@@ -555,6 +557,35 @@ mod tests {
             }
         }
         assert_eq!(total, next);
+    }
+
+    #[test]
+    fn long_rows_kernel_only_for_mostly_invariant_rows() {
+        if std::env::var_os("IBP_LEAN_LONG").is_some() {
+            println!("IBP_LEAN_LONG is set: the default choice is not in force, not checked");
+            return;
+        }
+        let mut rng = Rng::new(8);
+        let layout_of = |data: &[u8]| {
+            let opts = EncodeOptions {
+                align_log2: 4,
+                word_width: Some(ibp_format::WordWidth::W16),
+                ..Default::default()
+            };
+            let (metas, _) = encode_rows(data, 784, &opts, 128);
+            EntryLayout::new(784, &metas).unwrap()
+        };
+        // Image rows (a zero frame of 3/8 of the row at each end): most positions invariant.
+        let images = layout_of(&crate::testdata::pixel_rows(&mut rng, 256, 784, 7));
+        let (invariant, positions) = images.invariant_positions();
+        assert_eq!(positions, 2 * 392);
+        assert!(2 * invariant >= positions, "{invariant} of {positions}");
+        assert_eq!(lean_shape(&images), Some(LeanShape::Long));
+        // Float values as 16-bit words: no position invariant, the pairs kernel.
+        let floats = layout_of(&float_rows(&mut rng, 256, 784, 0.02, 0));
+        assert_eq!(floats.invariant_positions(), (0, 2 * 392));
+        assert_eq!(lean_shape(&floats), None);
+        assert_eq!(auto_tile_kernel(&floats), TileKernel::GeneralPairs);
     }
 
     #[test]
