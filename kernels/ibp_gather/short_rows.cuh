@@ -106,8 +106,9 @@ __device__ __forceinline__ constexpr bool slice_window_on() {
 }
 
 // One word of a lane's slice: the field at stream bit base + pos (read at the record's end when a
-// corrupt record puts it past it), p its participation bit, entry j of the row's group; advances pos by the field's length
-// (and, IBP_SLICE_BITBUF, the window win, open on bit base + min(pos, total_bits)).
+// corrupt record puts it past it), p its participation bit, entry j of the row's group; advances
+// pos by the field's length (and, IBP_SLICE_BITBUF, the window win, open on bit base + min(pos,
+// total_bits)).
 template <int WB, bool MULTI>
 __device__ __forceinline__ typename Word<WB>::R slice_word(const ibp_u32* w, ibp_u32 base, ibp_u32& pos,
                                                            ibp_u32 total_bits, bool p, ibp_u32 j,
