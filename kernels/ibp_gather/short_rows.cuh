@@ -133,6 +133,14 @@ __device__ __forceinline__ ibp_u32 slice_pbits(const ibp_u32* w, ibp_u32 base, i
     return sbits32(w, base + min(j, total_bits));
 }
 
+// A LONG slice's participation bits at word j of a slice starting at word jb: those of words
+// j .. j + 31 where j starts a new 32 (j != jb), else pbits as they are (none for a raw record).
+__device__ __forceinline__ ibp_u32 slice_pbits_at(ibp_u32 pbits, const ibp_u32* w, ibp_u32 base, ibp_u32 jb, ibp_u32 j,
+                                                  ibp_u32 total_bits, bool coded) {
+    if (j == jb || ((j - jb) & 31u) != 0) return pbits;
+    return coded ? slice_pbits(w, base, j, total_bits) : 0u;
+}
+
 // LONG false: rows of at most 32 words (the short-rows and lean kernels), their participation bits
 // one 32-bit word read once per row. LONG true (the long-rows kernel, IBP_LEAN_LONG): rows of any
 // number of words, each slice reading its words' participation bits 32 at a time (slice_pbits), and
@@ -187,7 +195,7 @@ __device__ __forceinline__ void slice_tile_rows(const IbpGatherParams& prm, cons
             if (LONG) {
                 ibp_u32 pb = pbits;
                 for (ibp_u32 j = jb; j < je; j++) {
-                    if (j != jb && ((j - jb) & 31u) == 0) pb = coded ? slice_pbits(w, base, j, total_bits) : 0u;
+                    pb = slice_pbits_at(pb, w, base, jb, j, total_bits, coded);
                     bits += ((pb >> ((j - jb) & 31u)) & 1u) ? (ti_g[j].w & 127u) : W;
                 }
             } else {
@@ -214,7 +222,7 @@ __device__ __forceinline__ void slice_tile_rows(const IbpGatherParams& prm, cons
                 if (vec_out) {
                     for (ibp_u32 j0 = jb; j0 < je; j0 += per_vec) {
                         // (LONG: j0 - jb is a multiple of per_vec, which divides 32.)
-                        if (LONG && j0 != jb && ((j0 - jb) & 31u) == 0) pbits = coded ? slice_pbits(w, base, j0, total_bits) : 0u;
+                        if (LONG) pbits = slice_pbits_at(pbits, w, base, jb, j0, total_bits, coded);
                         const ibp_u32 pj = LONG ? (j0 - jb) & 31u : j0;  // bit of word j0 in pbits
                         uint4 acc = make_uint4(0u, 0u, 0u, 0u);
 #pragma unroll
@@ -225,7 +233,7 @@ __device__ __forceinline__ void slice_tile_rows(const IbpGatherParams& prm, cons
                     }
                 } else {
                     for (ibp_u32 j = jb; j < je; j++) {
-                        if (LONG && j != jb && ((j - jb) & 31u) == 0) pbits = coded ? slice_pbits(w, base, j, total_bits) : 0u;
+                        if (LONG) pbits = slice_pbits_at(pbits, w, base, jb, j, total_bits, coded);
                         const ibp_u32 pj = LONG ? (j - jb) & 31u : j;
                         ((Stored*)dst)[j] = (Stored)slice_word<WB, MULTI>(w, base, pos, total_bits, (pbits >> pj) & 1u, j, tm_g,
                                                                           ti_g, win);

@@ -167,14 +167,17 @@ pub(crate) fn lean_shape(layout: &EntryLayout) -> Option<LeanShape> {
     };
     let allowed = !coded.is_empty() && coded.iter().all(|c| tabled(c) && c.words_per_row <= 64);
     if !allowed {
-        // (At least half the positions fully invariant: see long_rows_wanted.)
-        let (invariant, positions) = layout.invariant_positions();
+        // (At least half the positions fully invariant, counted only for entries otherwise taken:
+        // see long_rows_wanted.)
         let long = !coded.is_empty()
             && coded.len() == layout.chunks.len()
             && coded
                 .iter()
                 .all(|c| tabled(c) && long_rows_wanted(c.word_bytes as u32, c.words_per_row))
-            && 2 * invariant >= positions;
+            && {
+                let (invariant, positions) = layout.invariant_positions();
+                2 * invariant >= positions
+            };
         return long.then_some(LeanShape::Long);
     }
     allowed.then_some(if LeanShape::Mid.decodes_all(layout) {
