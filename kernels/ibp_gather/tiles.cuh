@@ -15,7 +15,8 @@
 // Per-position tables (below) are built once per chunk a block meets (chunks with
 // 1 <= G*n <= table_entries); chunks without one use the per-lane Mask/Bitval path of ibp_gather.
 //
-// Dynamic shared memory: 16 guard bytes, tile_bytes (multiple of 16, >= tile_rows * raw_padded + 48)
+// Dynamic shared memory: 16 guard bytes, tile_bytes (multiple of 16; the host sizes it for the most
+// record bytes tile_rows consecutive rows of a chunk hold, + 48, and a tile that does not fit is reported)
 // for the records, 4 * (tile_rows + 1) bytes of offsets rounded up to 16, then the table
 // (table_entries * 32 bytes: tmask uint4[], tinfo uint4[]).
 

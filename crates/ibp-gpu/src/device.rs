@@ -139,6 +139,16 @@ pub(crate) fn tile_blocks_cap() -> Option<u32> {
     *CAP.get_or_init(|| env_u32("IBP_TILE_MAX_BLOCKS"))
 }
 
+/// Whether the tile kernels of `class` may size their tiles by the record bytes the entry stores
+/// rather than by raw rows (`tiling::tiling`: only where that gives at least twice the rows): yes for
+/// every class, unless the environment variable `IBP_TILE_RECORDS` (a bit per class, read once per
+/// process) says otherwise for tuning runs; `0` sizes every tile by raw rows.
+pub(crate) fn tiles_by_records(class: usize) -> bool {
+    static CLASSES: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    let classes = *CLASSES.get_or_init(|| env_u32("IBP_TILE_RECORDS").unwrap_or(0b1111));
+    class < 32 && (classes >> class) & 1 == 1
+}
+
 /// Whether `ibp_decode_tiles` tiles hold a multiple of its warps' rows (`tiling::balanced_tile_rows`):
 /// yes unless the environment variable `IBP_TILE_BALANCE` is `0` (for A/B runs of the benchmark),
 /// read once per process.

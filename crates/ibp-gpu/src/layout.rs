@@ -318,6 +318,20 @@ impl EntryLayout {
         Ok((start, offs[r as usize + 1] - offs[r as usize]))
     }
 
+    /// Most record bytes any `rows` consecutive rows of one chunk hold (`rows >= 1`): the bytes a
+    /// tile of at most `rows` rows can ask for, in a range decode starting anywhere.
+    pub fn window_record_bytes(&self, rows: u64) -> u64 {
+        self.row_offsets
+            .iter()
+            .map(|offs| {
+                let n = offs.len() - 1;
+                let k = usize::try_from(rows).unwrap_or(usize::MAX).min(n);
+                offs.iter().zip(&offs[k..]).map(|(a, b)| b - a).max().unwrap_or(0)
+            })
+            .max()
+            .unwrap_or(0)
+    }
+
     /// Byte range of chunk `chunk`'s payload in the payload buffer.
     pub fn payload_range(&self, chunk: usize) -> std::ops::Range<usize> {
         let c = &self.chunks[chunk];

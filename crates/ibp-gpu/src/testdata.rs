@@ -420,6 +420,34 @@ pub fn uneven_chunk_entries(rng: &mut Rng) -> Vec<TestEntry> {
         .collect()
 }
 
+/// Entries of rows that save most of their bytes (sparse rows of 4 KiB, 5 % nonzero, and of 1 KiB,
+/// 10 % nonzero; 700 rows in chunks of 300), whose records fill a 32 KiB tile with more than twice
+/// the raw rows (checked here): the tile kernels size their tiles by these records
+/// (`tiling::record_tile_rows`), several tiles per chunk, so range decodes start and end inside
+/// such tiles.
+pub fn record_tile_entries(rng: &mut Rng) -> Vec<TestEntry> {
+    let opts = EncodeOptions {
+        align_log2: 4,
+        ..Default::default()
+    };
+    [(4096usize, 0.05), (1024, 0.1)]
+        .into_iter()
+        .map(|(row_bytes, density)| {
+            let data = sparse_rows(rng, 700, row_bytes, density);
+            let label = format!("sparse {row_bytes} B rows, {}% nonzero", density * 100.0);
+            let entry = TestEntry::new(&data, row_bytes, &opts, 300, label);
+            let layout = crate::EntryLayout::new(row_bytes as u64, &entry.metas).expect("layout");
+            let raw_rows = (32 * 1024 / row_bytes) as u64;
+            assert!(
+                layout.window_record_bytes(2 * raw_rows) <= 32 * 1024 && layout.window_record_bytes(300) > 32 * 1024,
+                "{}: records fill a 32 KiB tile with more than twice the raw rows, not the whole chunk",
+                entry.label
+            );
+            entry
+        })
+        .collect()
+}
+
 /// An entry of 256 B rows whose chunks have rows of two shapes, so range decodes take the lean
 /// kernel for any shape ([`crate::LeanShape::Any`]): chunks of W64 (32 words) and of W32 (64 words)
 /// rows, 1 and 3 groups, then a raw chunk (noise), at A = 16.

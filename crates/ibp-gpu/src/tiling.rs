@@ -12,7 +12,9 @@ use crate::layout::EntryLayout;
 /// ([`TileKernel::tile_class`](crate::TileKernel::tile_class): general, lean, short-rows or long-rows):
 /// `(tile_rows, tile_bytes, table_entries)` (table entries: the largest `G * n` of a coded chunk
 /// within `TABLE_MAX_ENTRIES`; chunks above it decode without a table), or `None` when a record can
-/// be too long for a tile (ranges then go through `ibp_gather`).
+/// be too long for a tile (ranges then go through `ibp_gather`). Tiles hold as many raw rows as fit
+/// the class's budget, or, where the records stored fill it with at least twice as many rows (rows
+/// that save more than half their bytes), as many rows as their records fill ([`record_tile_rows`]).
 pub(crate) fn tiling(layout: &EntryLayout, class: usize) -> Option<(u32, u32, u32)> {
     let max_raw = layout.chunks.iter().map(|c| c.raw_padded).max()?;
     let table = layout
@@ -26,12 +28,54 @@ pub(crate) fn tiling(layout: &EntryLayout, class: usize) -> Option<(u32, u32, u3
     if max_raw > budget / 2 {
         return None;
     }
-    let mut rows = (budget / max_raw).clamp(1, 1024);
-    if class == 0 && crate::device::balanced_tiles() {
-        rows = balanced_tile_rows(rows, max_raw, table);
+    let rows = (budget / max_raw).clamp(1, 1024);
+    let balanced = class == 0 && crate::device::balanced_tiles();
+    if crate::device::tiles_by_records(class) {
+        if let Some(mut rows) = record_tile_rows(layout, 2 * rows, budget) {
+            if balanced && rows > launch::TILE_WARPS {
+                rows -= rows % launch::TILE_WARPS;
+            }
+            return Some((rows, tile_buffer_bytes(layout.window_record_bytes(rows as u64)), table));
+        }
     }
-    let bytes = (rows * max_raw + 48 + 15) & !15;
-    Some((rows, bytes, table))
+    let rows = if balanced {
+        balanced_tile_rows(rows, max_raw, table)
+    } else {
+        rows
+    };
+    Some((rows, tile_buffer_bytes(rows as u64 * max_raw as u64), table))
+}
+
+/// Shared-memory bytes of a tile buffer for at most `records` bytes of records: the tile is
+/// loaded from the 16-byte vector holding its first record on, and the kernels check a tile's
+/// records against this size before loading them.
+fn tile_buffer_bytes(records: u64) -> u32 {
+    u32::try_from((records + 48 + 15) & !15).unwrap_or(u32::MAX)
+}
+
+/// Tile rows sized by the records the entry actually stores ([`crate::device::tiles_by_records`]):
+/// the most rows (at most 1024) such that no run of that many consecutive rows of a chunk holds more
+/// than `budget` record bytes, or `None` when that is fewer than `at_least`. A tile is never more
+/// than `tile_rows` consecutive rows of one chunk, so every tile of any range then fits.
+fn record_tile_rows(layout: &EntryLayout, at_least: u32, budget: u32) -> Option<u32> {
+    let fits = |rows: u32| layout.window_record_bytes(rows as u64) <= budget as u64;
+    if at_least > 1024 || !fits(at_least.max(1)) {
+        return None;
+    }
+    let (mut lo, mut hi) = (at_least.max(1), 1024);
+    if fits(hi) {
+        lo = hi;
+    }
+    // Invariant: lo fits; hi + 1 does not, or is past 1024.
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        if fits(mid) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    Some(lo)
 }
 
 /// Rows per tile of `ibp_decode_tiles` made a multiple of its warps: the warps decode a tile's rows
@@ -166,22 +210,114 @@ mod tests {
         assert_eq!(rows, 38 * 1024 / 64);
         assert!(launch::tiles_smem(rows, bytes, table) <= crate::device::SHORT_BLOCK_SMEM);
         // 784 B rows of 16-bit words (Fashion-MNIST) through the long-rows kernel: a 392-entry table
-        // leaves 113 - 1 - 12.25 - 4 = 95.75 KiB of records, 125 rows (about 4 warps' 32), and 2
-        // blocks per SM.
+        // leaves 113 - 1 - 12.25 - 4 = 95.75 KiB of records, 125 raw rows (about 4 warps' 32), and
+        // 2 blocks per SM. Pixel rows that save more than half their bytes fill tiles of at least
+        // twice those rows with their records.
         let long_opts = EncodeOptions {
             align_log2: 4,
             word_width: Some(ibp_format::WordWidth::W16),
             ..Default::default()
         };
-        let images = crate::testdata::pixel_rows(&mut rng, 300, 784, 7);
+        let images = crate::testdata::pixel_rows(&mut rng, 600, 784, 7);
         let (metas, payloads) = encode_rows(&images, 784, &long_opts, 1 << 20);
         let refs: Vec<&[u8]> = payloads.iter().map(|p| p.as_slice()).collect();
         let long = build_layout(784, &metas, &refs).unwrap();
+        let budget = 95 * 1024 + 768;
         let (rows, bytes, table) = tiling(&long, 3).unwrap();
-        assert_eq!((rows, table), (125, 392));
+        assert_eq!(table, 392);
+        let most = long.window_record_bytes(rows as u64);
+        if long.window_record_bytes(250) <= budget as u64 {
+            assert!((250..1024).contains(&rows), "{rows} rows");
+            assert!(most <= budget as u64 && long.window_record_bytes(rows as u64 + 1) > budget as u64);
+            assert_eq!(bytes as u64, (most + 48 + 15) & !15);
+        } else {
+            assert_eq!(rows, 125);
+        }
         let smem = launch::tiles_smem(rows, bytes, table);
         assert!(smem <= crate::device::LONG_BLOCK_SMEM, "{smem} B of shared memory");
         assert!(2 * (smem + 1024) <= 228 * 1024, "{smem} B: 2 blocks per SM");
+    }
+
+    #[test]
+    fn record_sized_tiles_hold_every_run_of_their_rows() {
+        let mut rng = Rng::new(9);
+        let opts = EncodeOptions {
+            align_log2: 4,
+            word_width: Some(ibp_format::WordWidth::W16),
+            ..Default::default()
+        };
+        // Chunks of 100, 37 and 1 rows: windows longer than a chunk hold the whole chunk.
+        let images = crate::testdata::pixel_rows(&mut rng, 138, 784, 3);
+        let (metas, payloads) = crate::testdata::encode_rows_sized(&images, 784, &opts, &[100, 37, 1]);
+        let refs: Vec<&[u8]> = payloads.iter().map(|p| p.as_slice()).collect();
+        let layout = build_layout(784, &metas, &refs).unwrap();
+        // The oracle: every run of k consecutive rows of a chunk (or the whole chunk when shorter).
+        let brute = |k: usize| {
+            metas
+                .iter()
+                .flat_map(|m| {
+                    let lens: Vec<u64> = m.row_offsets.windows(2).map(|w| w[1] - w[0]).collect();
+                    let k = k.min(lens.len());
+                    (0..=lens.len() - k)
+                        .map(move |r| lens[r..r + k].iter().sum::<u64>())
+                        .collect::<Vec<_>>()
+                })
+                .max()
+                .unwrap()
+        };
+        for k in [1usize, 2, 31, 37, 99, 100, 101, 500] {
+            assert_eq!(layout.window_record_bytes(k as u64), brute(k), "{k} rows");
+        }
+        assert!(brute(1) <= 784 && brute(138) < 138 * 784, "coded records save bytes");
+        for budget in [4096u32, 10_000, 30_000, 60_000] {
+            let at_least = budget / 784;
+            let rows = record_tile_rows(&layout, at_least, budget).unwrap();
+            let most = layout.window_record_bytes(rows as u64);
+            assert!(
+                rows >= at_least && most <= budget as u64,
+                "{budget} B: {rows} rows, {most} B"
+            );
+            assert!(
+                rows == 1024 || brute(rows as usize + 1) > budget as u64,
+                "{budget} B: {rows} rows is not the most"
+            );
+            // Asking for more rows than fit: none.
+            assert_eq!(record_tile_rows(&layout, rows + 1, budget), None, "{budget} B");
+        }
+        // Every row fits a budget above the whole entry: the 1024-row cap.
+        assert_eq!(record_tile_rows(&layout, 1, 1 << 20), Some(1024));
+        assert_eq!(record_tile_rows(&layout, 1025, 1 << 20), None);
+    }
+
+    #[test]
+    fn tiles_are_sized_by_records_only_where_they_hold_twice_the_raw_rows() {
+        if std::env::var_os("IBP_TILE_BYTES").is_some() || std::env::var_os("IBP_TILE_RECORDS").is_some() {
+            println!("SKIPPED: IBP_TILE_BYTES or IBP_TILE_RECORDS overrides the tiling");
+            return;
+        }
+        let mut rng = Rng::new(10);
+        let layout_of = |rows: &[u8], row_bytes: usize| {
+            let opts = EncodeOptions {
+                align_log2: 4,
+                word_width: Some(ibp_format::WordWidth::W64),
+                ..Default::default()
+            };
+            let (metas, payloads) = encode_rows(rows, row_bytes, &opts, 1 << 20);
+            let refs: Vec<&[u8]> = payloads.iter().map(|p| p.as_slice()).collect();
+            build_layout(row_bytes as u64, &metas, &refs).unwrap()
+        };
+        // 4 KiB rows of floats saving little: 32 KiB tiles of 8 raw rows, as before.
+        let dense = layout_of(&float_rows(&mut rng, 64, 4096, 0.02, 4), 4096);
+        assert!(dense.window_record_bytes(16) > 32 * 1024);
+        assert_eq!(tiling(&dense, 0).unwrap().0, 8);
+        // 4 KiB rows of 5 % nonzero floats: records of a few hundred bytes, tiles of many more rows,
+        // a multiple of the general kernel's 8 warps, their records within 32 KiB.
+        let sparse = layout_of(&crate::testdata::sparse_rows(&mut rng, 2000, 4096, 0.05), 4096);
+        let (rows, bytes, _) = tiling(&sparse, 0).unwrap();
+        assert!(rows >= 16 && rows.is_multiple_of(launch::TILE_WARPS), "{rows} rows");
+        let most = sparse.window_record_bytes(rows as u64);
+        assert!(most <= 32 * 1024 && sparse.window_record_bytes(rows as u64 + 8) > 32 * 1024);
+        assert_eq!(bytes as u64, (most + 48 + 15) & !15);
     }
 
     #[test]

@@ -10,8 +10,8 @@ use ibp_codec::{decode_chunk, decode_chunk_rows, DecoderKind, EncodeOptions};
 use ibp_format::{crc32, ChunkMeta, ErrorCode, WordWidth};
 use ibp_gpu::testdata::{
     encode_rows, few_run_entry, few_run_rows, fixed_width, float_rows, image_row_entries, long_row_entries,
-    mixed_shape_entry, patterned_rows, read_npy, sparse_rows, two_run_rows, uneven_chunk_entries, uniform_rows, Rng,
-    TestEntry, FEW_RUN_SHAPES,
+    mixed_shape_entry, patterned_rows, read_npy, record_tile_entries, sparse_rows, two_run_rows, uneven_chunk_entries,
+    uniform_rows, Rng, TestEntry, FEW_RUN_SHAPES,
 };
 use ibp_gpu::{
     testdata, ChunkForm, EntryLayout, GpuDevice, GpuEntry, GpuError, HostEntry, LeanShape, PayloadHome, TileKernel,
@@ -484,6 +484,32 @@ fn mixed_word_widths_and_long_rows_match_cpu_decoder() {
         let opts = fixed_width(WordWidth::W64, 1, align_log2);
         let label = format!("{row_bytes}-byte rows");
         check_case(&dev, &Case::new(&data, row_bytes, &opts, 5, label), &mut rng);
+    }
+}
+
+/// Rows that save most of their bytes: tiles sized by their records, several per chunk, and range
+/// decodes starting and ending anywhere in them, from device and from host memory.
+#[test]
+fn record_sized_tiles_match_cpu_decoder() {
+    let Some(dev) = gpu() else { return };
+    let mut rng = Rng::new(61);
+    for case in record_tile_entries(&mut rng) {
+        check_case(&dev, &case, &mut rng);
+        for home in [PayloadHome::Device, PayloadHome::HostMapped] {
+            let entry = load(&case, &dev, home);
+            let n = case.rows();
+            for _ in 0..12 {
+                let first = rng.below(n);
+                let count = 1 + rng.below(n - first);
+                let at = first as usize * case.row_bytes;
+                assert_eq!(
+                    range_to_host(&entry, first, count).unwrap(),
+                    &case.expected[at..at + count as usize * case.row_bytes],
+                    "{}: rows {first} + {count}, {home:?}",
+                    case.label
+                );
+            }
+        }
     }
 }
 

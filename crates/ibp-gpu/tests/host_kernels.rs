@@ -20,8 +20,8 @@ use ibp_format::{crc32, ErrorCode, WordWidth};
 use ibp_gpu::host::{decode_container, HostKernels, TileKernel};
 use ibp_gpu::testdata::{
     encode_rows, few_run_entry, few_run_rows, fixed_width, float_rows, image_row_entries, long_row_entries,
-    mixed_shape_entry, patterned_rows, sparse_rows, two_run_rows, uneven_chunk_entries, uniform_rows, Rng, TestEntry,
-    FEW_RUN_SHAPES,
+    mixed_shape_entry, patterned_rows, record_tile_entries, sparse_rows, two_run_rows, uneven_chunk_entries,
+    uniform_rows, Rng, TestEntry, FEW_RUN_SHAPES,
 };
 use ibp_gpu::{testdata, ChunkForm, LeanShape};
 use std::path::Path;
@@ -350,6 +350,31 @@ fn image_like_rows_match_cpu_decoder() {
     assert!(pairs >= 3, "{pairs} entries of 16-bit words");
     if ibp_gpu::device::long_rows_kernel() != 0 {
         assert!(long_entries >= 4, "{long_entries} entries through the long-rows kernel");
+    }
+}
+
+/// Rows that save most of their bytes: tiles sized by their records, several per chunk, and range
+/// decodes starting and ending anywhere in them.
+#[test]
+fn record_sized_tiles_match_cpu_decoder() {
+    let mut rng = Rng::new(61);
+    for case in record_tile_entries(&mut rng) {
+        check_case(&case, &mut rng);
+        let entry = load(&case);
+        let n = case.rows();
+        for _ in 0..12 {
+            let first = rng.below(n);
+            let count = 1 + rng.below(n - first);
+            let at = first as usize * case.row_bytes;
+            for kernel in [TileKernel::Auto, TileKernel::General] {
+                assert_eq!(
+                    entry.decode_range(first, count, kernel).unwrap(),
+                    &case.expected[at..at + count as usize * case.row_bytes],
+                    "{}: rows {first} + {count}, {kernel:?}",
+                    case.label
+                );
+            }
+        }
     }
 }
 
