@@ -8,7 +8,8 @@
 # (A = 16; 1 KiB rows at A = 128 too), real GloVe rows, Fashion-MNIST and MiniLM rows (16/32-bit words, A = 1,
 # through ibp_decode_tiles_pairs), the lean tile kernel (ibp_decode_tiles_lean) on 256 B
 # rows (q4 and f32-normal), GloVe and MiniLM KV rows (f32 K, bf16 V), the host zero-copy gather (ibp_gather) of 1K rows of 1 KiB and of 256 B, and the
-# raw zero-copy gather of the same 1K rows of 256 B (the baseline's stall profile).
+# raw zero-copy gather of the same 1K rows of 256 B (the baseline's stall profile); the long-rows
+# kernel on Fashion-MNIST (ibp_decode_tiles_lean_long) with its shared-memory bank conflicts.
 # IBP_PROFILE_ONLY="tiles-1k gather-256-1k" profiles those cases; IBP_PROFILE_STALLS=1 adds the stall reasons per issued
 # instruction and, from a saved report, the SASS instructions with the most stall samples
 # ($OUT/ncu-<case>-sass.csv, summarised by tools/ncu_stalls.py; tools/ncu_sass_lines.py counts its
@@ -58,6 +59,11 @@ profile lean-glove regex:^ibp_decode_tiles_lean 2 $real --only glove-6b-50d-f32
 profile lean-kv-f32 regex:^ibp_decode_tiles_lean 2 $real --only minilm-kv-k-f32 --align-log2 4
 profile lean-normal-256 regex:^ibp_decode_tiles_lean 2 --no-gathers --no-real-data --only 'f32-normal$' --align-log2 4 --target-mib 64 --reps 3 --row-bytes 256
 profile lean-kv-bf16 regex:^ibp_decode_tiles_lean 2 $real --only minilm-kv-v-bf16 --align-log2 4
+# The long-rows kernel on Fashion-MNIST, with its shared-memory loads' bank conflicts (GPU_NOTES entry 63).
+SECTIONS_SAVED=$SECTIONS
+SECTIONS="$SECTIONS --metrics smsp__inst_executed_op_shared_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,smsp__inst_executed.sum"
+profile long-fashion ibp_decode_tiles_lean_long 2 $real --only fashion-mnist-test
+SECTIONS=$SECTIONS_SAVED
 profile tiles-sparse-256 ibp_decode_tiles 2 --no-gathers --no-real-data --only f32-sparse --align-log2 4 --target-mib 64 --reps 3 --row-bytes 256
 gather="--no-real-data --only f32-normal-q4 --align-log2 4 --target-mib 64 --reps 3 --batches 1024"
 profile gather-1k-host ibp_gather 2 $gather --row-bytes 1024

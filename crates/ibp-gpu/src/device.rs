@@ -131,9 +131,23 @@ pub fn long_rows_kernel() -> u32 {
     *LONG.get_or_init(|| env_u32("IBP_LEAN_LONG").unwrap_or(1))
 }
 
+/// Blocks per SM a launch of the tile kernels of `class` gets at most (each block takes a run of
+/// ceil(tiles / blocks) consecutive tiles): 8 for the general kernels (0), 32 for the lean ones,
+/// whose blocks are fewer per SM at once (2-4) and whose runs of tiles then end closer together
+/// (GPU_NOTES entry 64: MiniLM KV bf16 rows +3-4 %, Fashion-MNIST +10 %, GloVe +2-7 % at 32 per SM
+/// against 8; the general kernel's Cora rows did not move and its all-raw tiles lost 4 %).
+pub(crate) fn tile_blocks_per_sm(class: usize) -> u32 {
+    if class == 0 {
+        8
+    } else {
+        32
+    }
+}
+
 /// The most blocks a tile-kernel launch gets, from the environment variable `IBP_TILE_MAX_BLOCKS`
-/// (read once per process; unset: 8 per SM). For sanitizer runs of the GPU tests: with few blocks
-/// each runs several tiles of a chunk, as on large entries (the tile start carried from tile to tile).
+/// (read once per process; unset: [`tile_blocks_per_sm`] per SM). For sanitizer runs of the GPU
+/// tests: with few blocks each runs several tiles of a chunk, as on large entries (the tile start
+/// carried from tile to tile).
 pub(crate) fn tile_blocks_cap() -> Option<u32> {
     static CAP: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
     *CAP.get_or_init(|| env_u32("IBP_TILE_MAX_BLOCKS"))
@@ -147,6 +161,14 @@ pub(crate) fn tiles_by_records(class: usize) -> bool {
     static CLASSES: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
     let classes = *CLASSES.get_or_init(|| env_u32("IBP_TILE_RECORDS").unwrap_or(0b1111));
     class < 32 && (classes >> class) & 1 == 1
+}
+
+/// How many times the raw rows a tile must hold for [`tiles_by_records`] to size it by records, in
+/// percent: 200 (twice), or the environment variable `IBP_TILE_RECORDS_GAIN` (read once per process;
+/// at least 100) for tuning runs.
+pub(crate) fn tiles_by_records_gain() -> u32 {
+    static GAIN: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    *GAIN.get_or_init(|| env_u32("IBP_TILE_RECORDS_GAIN").unwrap_or(200).max(100))
 }
 
 /// Whether `ibp_decode_tiles` tiles hold a multiple of its warps' rows (`tiling::balanced_tile_rows`):

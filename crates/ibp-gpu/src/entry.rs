@@ -689,7 +689,8 @@ impl GpuEntry {
                 let table = self.tile_starts(*first, count, tile_rows, stream)?;
                 p.rows = 0;
                 range_chunks(&mut p, table.first_chunk, table.chunks);
-                let most = crate::device::tile_blocks_cap().unwrap_or(self.device.sm_count() * 8);
+                let most = crate::device::tile_blocks_cap()
+                    .unwrap_or(self.device.sm_count() * crate::device::tile_blocks_per_sm(kernel.tile_class()));
                 let blocks = table.tiles.clamp(1, most.max(1) as u64) as u32;
                 let func = match kernel {
                     TileKernel::Lean(shape) => &self.device.tiles_lean_fns[shape as usize],

@@ -31,7 +31,8 @@ pub(crate) fn tiling(layout: &EntryLayout, class: usize) -> Option<(u32, u32, u3
     let rows = (budget / max_raw).clamp(1, 1024);
     let balanced = class == 0 && crate::device::balanced_tiles();
     if crate::device::tiles_by_records(class) {
-        if let Some(mut rows) = record_tile_rows(layout, 2 * rows, budget) {
+        let at_least = (rows as u64 * crate::device::tiles_by_records_gain() as u64).div_ceil(100);
+        if let Some(mut rows) = record_tile_rows(layout, at_least.min(1025) as u32, budget) {
             if balanced && rows > launch::TILE_WARPS {
                 rows -= rows % launch::TILE_WARPS;
             }
