@@ -256,21 +256,63 @@ __device__ __forceinline__ void slice_tile_rows(const IbpGatherParams& prm, cons
 }
 
 // ---- long rows a lane per row (long-rows kernel, IBP_LONG_LANE_ROWS) ----------------------------
-// Lane l of a warp decodes row warp * 32 + l of the tile (and every IBP_TILE_WARPS * 32 after it)
-// whole, a 16-byte output vector at a time: all lanes stand at the same word j, so with one group
-// the table entry is the warp's and the run forms are the same in every lane; only the
-// participation bit differs between lanes. A vector whose positions have at most four runs of free
-// bits per half is decoded with no branch (both deposit forms computed where a 3-4 run position is
-// among them, IBP_LONG_LANE_FLAT), so its words are scheduled together; each field is read with
-// sbits32 at its stream bit, kept at or before the record's end. Rows of whole 16-byte vectors of
-// words of up to 32 bits; others take slice_tile_rows. Same checks, order and codes as
-// slice_tile_rows. (GPU_NOTES entry 62: Fashion-MNIST 0.23 -> 0.31 of the D2D copy.)
+// Lane l of a warp decodes row g * 32 + l of the tile (a row group g of 32 rows), a 16-byte output
+// vector at a time: all lanes stand at the same word j, so with one group the table entry is the
+// warp's and the run forms are the same in every lane; only the participation bit differs between
+// lanes. A tile's rows are cut into S segments of consecutive vectors (IBP_LONG_SEGMENTS): S is the
+// most that gives each of the block's warps a (row group, segment) unit, so a tile of few rows
+// still keeps every warp decoding; a segment's first field follows the fields of the words before
+// it (lane_prefix_bits). A vector whose positions have at most four runs of free bits per half is
+// decoded with no branch (both deposit forms computed where a 3-4 run position is among them,
+// IBP_LONG_LANE_FLAT), so its words are scheduled together; each field is read with sbits32 at its
+// stream bit, kept at or before the record's end. Rows of whole 16-byte vectors of words of up to
+// 32 bits; others take slice_tile_rows. Same checks, order and codes as slice_tile_rows, made by the
+// row's last segment. (GPU_NOTES entry 62: Fashion-MNIST 0.23 -> 0.31 of the D2D copy; entry 65:
+// segments.)
 #ifndef IBP_LONG_LANE_ROWS
 #define IBP_LONG_LANE_ROWS 1
 #endif
 #ifndef IBP_LONG_LANE_FLAT
 #define IBP_LONG_LANE_FLAT 1
 #endif
+// The most segments a row is cut into (1: a lane walks its whole row, as in entry 62), and the
+// fewest 16-byte output vectors a segment holds.
+#ifndef IBP_LONG_SEGMENTS
+#define IBP_LONG_SEGMENTS 8
+#endif
+#ifndef IBP_LONG_SEGMENT_VECS
+#define IBP_LONG_SEGMENT_VECS 4
+#endif
+
+// Stream bits the fields of words 0 .. jb-1 of a coded record at stream bit base take (jb the same
+// in every lane of the warp, which all call this). One table for the warp (same_table): lane k holds
+// the field length F of position j0 + k, ballots give F's bit planes, and a 32-word block's fields
+// sum to the planes' popcounts over the participating words plus W per other word; else each lane
+// sums its own group's lengths a word at a time. Participation bits are read as the decoder reads
+// them (none past the record's end).
+template <int WB>
+__device__ __forceinline__ ibp_u32 lane_prefix_bits(const ibp_u32* w, ibp_u32 base, ibp_u32 total_bits, const uint4* ti_g,
+                                                    bool same_table, ibp_u32 jb, ibp_u32 lane) {
+    constexpr ibp_u32 W = WB * 8;
+    constexpr ibp_u32 planes = WB == 1 ? 4 : WB == 2 ? 5 : 6;  // F <= W
+    ibp_u32 bits = 0;
+    for (ibp_u32 j0 = 0; j0 < jb; j0 += 32) {
+        const ibp_u32 cnt = min(32u, jb - j0);
+        const ibp_u32 in = cnt >= 32 ? ~0u : (1u << cnt) - 1u;
+        const ibp_u32 pw = sbits32(w, base + min(j0, total_bits)) & in;
+        bits += W * (cnt - (ibp_u32)__popc(pw));
+        if (same_table) {
+            const ibp_u32 f = lane < cnt ? (ti_g[j0 + lane].w & 127u) : 0u;
+#pragma unroll
+            for (ibp_u32 b = 0; b < planes; b++) bits += (ibp_u32)__popc(pw & __ballot_sync(FULL_MASK, (f >> b) & 1u)) << b;
+        } else {
+            for (ibp_u32 k = 0; k < cnt; k++)
+                if ((pw >> k) & 1u) bits += ti_g[j0 + k].w & 127u;
+        }
+    }
+    return bits;
+}
+
 template <int WB, bool MULTI>
 __device__ __forceinline__ void lane_tile_rows(const IbpGatherParams& prm, const TileCtx& t, ibp_u32 warp, ibp_u32 lane) {
     const ibp_u32 W = WB * 8;
@@ -282,8 +324,14 @@ __device__ __forceinline__ void lane_tile_rows(const IbpGatherParams& prm, const
     const ibp_u32 rec0 = (IBP_TILE_GUARD + t.skew) * 8;
     ibp_u8* const out0 = prm.out + t.k0 * (ibp_u64)row_bytes;
     constexpr ibp_u32 per_vec = 16 / WB;
-    for (ibp_u32 row0 = warp * 32; row0 < t.nrows; row0 += IBP_TILE_WARPS * 32) {
-        const ibp_u32 row = row0 + lane;
+    const ibp_u32 nv = n / per_vec;  // 16-byte vectors per row
+    const ibp_u32 row_groups = (t.nrows + 31) / 32;
+    const ibp_u32 S = max(1u, min(min((ibp_u32)IBP_LONG_SEGMENTS, IBP_TILE_WARPS / max(row_groups, 1u)), nv / IBP_LONG_SEGMENT_VECS));
+    for (ibp_u32 unit = warp; unit < row_groups * S; unit += IBP_TILE_WARPS) {
+        const ibp_u32 group = unit / S, seg = unit - group * S;
+        const ibp_u32 jb = seg * nv / S * per_vec, je = (seg + 1) * nv / S * per_vec;  // the segment's words
+        const bool last = seg + 1 == S;
+        const ibp_u32 row = group * 32 + lane;
         const bool valid = row < t.nrows;
         const ibp_u32 off = valid ? t.offsets[row] : 0u;
         const ibp_u32 len = valid ? t.offsets[row + 1] - off : 0u;
@@ -298,18 +346,20 @@ __device__ __forceinline__ void lane_tile_rows(const IbpGatherParams& prm, const
         const bool coded = valid && !raw;
         const uint4* const tm_g = t.tmask + g * n;
         const uint4* const ti_g = t.tinfo + g * n;
+        // Stream bits of the fields before the segment (every lane of the warp takes part).
+        const ibp_u32 before = jb == 0 ? 0u : lane_prefix_bits<WB>(w, base, total_bits, ti_g, t.G <= 1, jb, lane);
         // T: stream bits the record's fields use (a raw record: row_bytes * 8, its words from bit 0).
         ibp_u32 T = raw ? row_bytes * 8 : 0u;
         ibp_u8* const dst = out0 + row * (ibp_u64)row_bytes;
         if (valid && raw && ((base >> 3) & 15u) == 0) {
             // Bytes of a raw record are the row's: copied as 16-byte vectors.
             const uint4* const from = (const uint4*)((const ibp_u8*)w + (base >> 3));
-            for (ibp_u32 v = 0; v < row_bytes / 16; v++) ((uint4*)dst)[v] = from[v];
+            for (ibp_u32 v = jb / per_vec; v < je / per_vec; v++) ((uint4*)dst)[v] = from[v];
         } else if (valid) {
-            ibp_u32 pos = coded ? n : 0u;  // stream bit of the next field, from the record's start
-            ibp_u32 pw = 0;                // participation bits of words j0 & ~31 ..
-            for (ibp_u32 j0 = 0; j0 < n; j0 += per_vec) {
-                if ((j0 & 31u) == 0) pw = coded ? sbits32(w, base + min(j0, total_bits)) : 0u;
+            ibp_u32 pos = coded ? n + before : jb * W;  // stream bit of the next field, from the record's start
+            ibp_u32 pw = coded ? sbits32(w, base + min(jb & ~31u, total_bits)) : 0u;  // participation bits of words j0 & ~31 ..
+            for (ibp_u32 j0 = jb; j0 < je; j0 += per_vec) {
+                if ((j0 & 31u) == 0 && j0 != jb) pw = coded ? sbits32(w, base + min(j0, total_bits)) : 0u;
                 uint4 acc = make_uint4(0u, 0u, 0u, 0u);
                 ibp_u32 forms = 0;  // the run-form flags of the vector's positions
 #pragma unroll
@@ -342,8 +392,8 @@ __device__ __forceinline__ void lane_tile_rows(const IbpGatherParams& prm, const
             T = pos;
         }
         // Record length rule L == align_up(ceil(T/8), A) (T > 8L fails it too), then padding bits
-        // T .. 8L-1 zero.
-        if (valid) {
+        // T .. 8L-1 zero: checked by the row's last segment, which ends at the record's T.
+        if (valid && last) {
             if (code == IBP_STATUS_OK) {
                 if (!raw && (T > total_bits || ((((T + 7) >> 3) + a_mask) & ~a_mask) != len)) code = IBP_STATUS_ROW_LENGTH;
                 else if (stream_bits_set(w, base + T, base + total_bits)) code = IBP_STATUS_PADDING;

@@ -144,6 +144,14 @@ pub(crate) fn tile_blocks_per_sm(class: usize) -> u32 {
     }
 }
 
+/// Tiles per SM a range decode by the long-rows kernel is cut into at least
+/// (`tiling::launch_tile_rows`): 2, or the environment variable `IBP_LONG_TILES_PER_SM` (read once
+/// per process; 0 keeps the entry's tile rows) for tuning runs.
+pub(crate) fn long_tiles_per_sm() -> u32 {
+    static PER_SM: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    *PER_SM.get_or_init(|| env_u32("IBP_LONG_TILES_PER_SM").unwrap_or(2))
+}
+
 /// The most blocks a tile-kernel launch gets, from the environment variable `IBP_TILE_MAX_BLOCKS`
 /// (read once per process; unset: [`tile_blocks_per_sm`] per SM). For sanitizer runs of the GPU
 /// tests: with few blocks each runs several tiles of a chunk, as on large entries (the tile start

@@ -16,7 +16,7 @@ use crate::launch::{self, GatherParams};
 use crate::layout::EntryLayout;
 use crate::pending::{lock, StatusBlock, StatusPool};
 use crate::pinned::PinnedBuffer;
-use crate::tiling::{range_chunks, tile_starts, tiling};
+use crate::tiling::{launch_tile_rows, range_chunks, tile_starts, tiling};
 use cudarc::driver::{sys, CudaSlice, CudaStream, DevicePtr, DevicePtrMut};
 use ibp_format::{ChunkMeta, ErrorCode, FormatError};
 use std::sync::{Arc, Mutex};
@@ -686,6 +686,7 @@ impl GpuEntry {
         let kernel = self.tile_kernel();
         match (&rows, self.tilings[kernel.tile_class()]) {
             (Rows::Range(first), Some((tile_rows, tile_bytes, table_entries))) => {
+                let tile_rows = launch_tile_rows(kernel.tile_class(), tile_rows, count, self.device.sm_count());
                 let table = self.tile_starts(*first, count, tile_rows, stream)?;
                 p.rows = 0;
                 range_chunks(&mut p, table.first_chunk, table.chunks);

@@ -47,6 +47,22 @@ pub(crate) fn tiling(layout: &EntryLayout, class: usize) -> Option<(u32, u32, u3
     Some((rows, tile_buffer_bytes(rows as u64 * max_raw as u64), table))
 }
 
+/// Tile rows for a range decode of `count` rows by a tile kernel of `class` on `sm_count` SMs: the
+/// entry's `tile_rows`, except for the long-rows kernel (3), whose lanes each walk a row: when the
+/// range has fewer than [`crate::device::long_tiles_per_sm`] tiles per SM, the fewest whole
+/// 32-row groups that give it that many (at least 32 rows). The kernel cuts a tile's rows into
+/// segments so that every warp still decodes (GPU_NOTES entry 65). Fewer rows than the entry's
+/// tiles always fit the same tile buffer.
+pub(crate) fn launch_tile_rows(class: usize, tile_rows: u32, count: u64, sm_count: u32) -> u32 {
+    let per_sm = crate::device::long_tiles_per_sm() as u64;
+    if class != 3 || per_sm == 0 || tile_rows <= 32 {
+        return tile_rows;
+    }
+    let wanted = (sm_count.max(1) as u64).saturating_mul(per_sm);
+    let rows = count.div_ceil(wanted).div_ceil(32).saturating_mul(32).max(32);
+    rows.min(tile_rows as u64) as u32
+}
+
 /// Shared-memory bytes of a tile buffer for at most `records` bytes of records: the tile is
 /// loaded from the 16-byte vector holding its first record on, and the kernels check a tile's
 /// records against this size before loading them.
@@ -161,6 +177,34 @@ mod tests {
     use crate::entry::build_layout;
     use crate::testdata::{encode_rows, float_rows, Rng};
     use ibp_codec::EncodeOptions;
+
+    #[test]
+    fn long_rows_kernel_cuts_small_ranges_into_tiles_for_every_sm() {
+        if std::env::var_os("IBP_LONG_TILES_PER_SM").is_some() {
+            println!("SKIPPED: IBP_LONG_TILES_PER_SM overrides the tiles per SM");
+            return;
+        }
+        // 10,000 rows on 132 SMs, 122-row tiles: 264 tiles wanted, so 38 rows, rounded up to 64.
+        assert_eq!(launch_tile_rows(3, 122, 10_000, 132), 64);
+        // Large ranges keep the entry's tiles; small ones never go below one 32-row group.
+        assert_eq!(launch_tile_rows(3, 122, 1_000_000, 132), 122);
+        assert_eq!(launch_tile_rows(3, 122, 100, 132), 32);
+        assert_eq!(launch_tile_rows(3, 20, 100, 132), 20);
+        // Rows are whole 32-row groups, and never more than the entry's tile holds.
+        for count in [1u64, 31, 33, 5_000, 33_000, 40_000] {
+            let rows = launch_tile_rows(3, 122, count, 132);
+            assert!(rows <= 122 && (rows % 32 == 0 || rows == 122), "{count}: {rows}");
+            // Rows of one group fewer would give at least the wanted tiles.
+            assert!(
+                rows == 122 || rows == 32 || count.div_ceil(rows as u64 - 32) >= 132 * 2,
+                "{count}: {rows}"
+            );
+        }
+        // Other kernels keep the entry's tiles.
+        for class in 0..3 {
+            assert_eq!(launch_tile_rows(class, 122, 10_000, 132), 122);
+        }
+    }
 
     #[test]
     fn lean_tiles_are_larger_while_four_blocks_fit_an_sm() {
