@@ -193,7 +193,7 @@ mod tests {
         // Rows are whole 32-row groups, and never more than the entry's tile holds.
         for count in [1u64, 31, 33, 5_000, 33_000, 40_000] {
             let rows = launch_tile_rows(3, 122, count, 132);
-            assert!(rows <= 122 && (rows % 32 == 0 || rows == 122), "{count}: {rows}");
+            assert!(rows <= 122 && (rows.is_multiple_of(32) || rows == 122), "{count}: {rows}");
             // Rows of one group fewer would give at least the wanted tiles.
             assert!(
                 rows == 122 || rows == 32 || count.div_ceil(rows as u64 - 32) >= 132 * 2,
