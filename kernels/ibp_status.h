@@ -83,7 +83,8 @@ struct IbpGatherParams {
     ibp_u32 tables_size;     // bytes at tables (0 when null)
     ibp_u32 chunk_rows;      // non-zero: chunk c starts at entry row c * chunk_rows (every chunk but the
                              // last has chunk_rows rows, entry_rows <= 2^32); 0: found by binary search
-    ibp_u32 reserved;        // 0
+    ibp_u32 row_segments;    // tile kernels: the most segments the long-rows kernel cuts each row of a
+                             // tile into (0 or 1: whole rows); other kernels ignore it
 };
 
 #endif

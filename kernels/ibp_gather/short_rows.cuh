@@ -259,10 +259,11 @@ __device__ __forceinline__ void slice_tile_rows(const IbpGatherParams& prm, cons
 // Lane l of a warp decodes row g * 32 + l of the tile (a row group g of 32 rows), a 16-byte output
 // vector at a time: all lanes stand at the same word j, so with one group the table entry is the
 // warp's and the run forms are the same in every lane; only the participation bit differs between
-// lanes. A tile's rows are cut into S segments of consecutive vectors (IBP_LONG_SEGMENTS): S is the
-// most that gives each of the block's warps a (row group, segment) unit, so a tile of few rows
-// still keeps every warp decoding; a segment's first field follows the fields of the words before
-// it (lane_prefix_bits). A vector whose positions have at most four runs of free bits per half is
+// lanes. Where the host asks for it (prm.row_segments > 1: ranges of few tiles per SM), a tile's
+// rows are cut into S segments of consecutive vectors: S is the most (up to row_segments and
+// IBP_LONG_SEGMENTS) that gives each of the block's warps a (row group, segment) unit, so a tile of
+// few rows still keeps every warp decoding; a segment's first field follows the fields of the words
+// before it (lane_prefix_bits). A vector whose positions have at most four runs of free bits per half is
 // decoded with no branch (both deposit forms computed where a 3-4 run position is among them,
 // IBP_LONG_LANE_FLAT), so its words are scheduled together; each field is read with sbits32 at its
 // stream bit, kept at or before the record's end. Rows of whole 16-byte vectors of words of up to
@@ -275,10 +276,16 @@ __device__ __forceinline__ void slice_tile_rows(const IbpGatherParams& prm, cons
 #ifndef IBP_LONG_LANE_FLAT
 #define IBP_LONG_LANE_FLAT 1
 #endif
-// The most segments a row is cut into (1: a lane walks its whole row, as in entry 62), and the
-// fewest 16-byte output vectors a segment holds.
+// The most segments a row is cut into (1: a lane walks its whole row, as in entry 62, whatever the
+// host asks), and the fewest 16-byte output vectors a segment holds.
 #ifndef IBP_LONG_SEGMENTS
 #define IBP_LONG_SEGMENTS 8
+#endif
+// Lanes whose word is a participating one of a fully invariant position (F = 0: the word is the
+// Bitval) skip its stream read, so a warp's shared-memory loads there touch only the lanes of
+// non-participating words (0: every lane reads, as in entry 62).
+#ifndef IBP_LONG_SKIP_INVARIANT
+#define IBP_LONG_SKIP_INVARIANT 1
 #endif
 #ifndef IBP_LONG_SEGMENT_VECS
 #define IBP_LONG_SEGMENT_VECS 4
@@ -326,7 +333,8 @@ __device__ __forceinline__ void lane_tile_rows(const IbpGatherParams& prm, const
     constexpr ibp_u32 per_vec = 16 / WB;
     const ibp_u32 nv = n / per_vec;  // 16-byte vectors per row
     const ibp_u32 row_groups = (t.nrows + 31) / 32;
-    const ibp_u32 S = max(1u, min(min((ibp_u32)IBP_LONG_SEGMENTS, IBP_TILE_WARPS / max(row_groups, 1u)), nv / IBP_LONG_SEGMENT_VECS));
+    const ibp_u32 S = max(1u, min(min(min(prm.row_segments, (ibp_u32)IBP_LONG_SEGMENTS), IBP_TILE_WARPS / max(row_groups, 1u)),
+                                  nv / IBP_LONG_SEGMENT_VECS));
     for (ibp_u32 unit = warp; unit < row_groups * S; unit += IBP_TILE_WARPS) {
         const ibp_u32 group = unit / S, seg = unit - group * S;
         const ibp_u32 jb = seg * nv / S * per_vec, je = (seg + 1) * nv / S * per_vec;  // the segment's words
@@ -371,7 +379,10 @@ __device__ __forceinline__ void lane_tile_rows(const IbpGatherParams& prm, const
                         const ibp_u32 j = j0 + k;
                         const bool p = (pw >> ((j0 & 31u) + k)) & 1u;
                         const uint4 tm = tm_g[j], ti = ti_g[j];
-                        const ibp_u32 x = sbits32(w, min(base + pos, end));
+                        // (IBP_LONG_SKIP_INVARIANT: a participating word of a fully invariant
+                        // position has no field, so its lane reads no stream bits.)
+                        const bool reads = !IBP_LONG_SKIP_INVARIANT || !p || (ti.w & 127u) != 0;
+                        const ibp_u32 x = reads ? sbits32(w, min(base + pos, end)) : 0u;
                         ibp_u32 dep = (__funnelshift_l(0u, x, ti.z) & tm.x) | (__funnelshift_l(0u, x, ti.z >> 8) & tm.y);
                         if (MULTI && runs && (int)ti.w < 0) dep = deposit_runs(x, tm.x, tm.y, ti.z);
                         vec_put<WB>(acc, k, (typename Word<WB>::R)(p ? dep | ti.x : x & wlow));

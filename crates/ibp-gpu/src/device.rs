@@ -144,9 +144,9 @@ pub(crate) fn tile_blocks_per_sm(class: usize) -> u32 {
     }
 }
 
-/// Tiles per SM a range decode by the long-rows kernel is cut into at least
-/// (`tiling::launch_tile_rows`): 2, or the environment variable `IBP_LONG_TILES_PER_SM` (read once
-/// per process; 0 keeps the entry's tile rows) for tuning runs.
+/// Tiles per SM a range decode by the long-rows kernel is cut into at least, its rows in segments
+/// (`tiling::launch_tiles`): 2, or the environment variable `IBP_LONG_TILES_PER_SM` (read once
+/// per process; 0 keeps the entry's tiles and whole rows) for tuning runs.
 pub(crate) fn long_tiles_per_sm() -> u32 {
     static PER_SM: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
     *PER_SM.get_or_init(|| env_u32("IBP_LONG_TILES_PER_SM").unwrap_or(2))

@@ -16,7 +16,7 @@ use crate::launch::{self, GatherParams};
 use crate::layout::EntryLayout;
 use crate::pending::{lock, StatusBlock, StatusPool};
 use crate::pinned::PinnedBuffer;
-use crate::tiling::{launch_tile_rows, range_chunks, tile_starts, tiling};
+use crate::tiling::{launch_tiles, range_chunks, tile_starts, tiling, RowSegments};
 use cudarc::driver::{sys, CudaSlice, CudaStream, DevicePtr, DevicePtrMut};
 use ibp_format::{ChunkMeta, ErrorCode, FormatError};
 use std::sync::{Arc, Mutex};
@@ -236,6 +236,8 @@ pub struct GpuEntry {
     tilings: [Option<(u32, u32, u32)>; 4],
     /// The tile kernel range decodes use, as [`TileKernel::code`] (comparisons and tests).
     tile_kernel: std::sync::atomic::AtomicI8,
+    /// How the long-rows kernel spreads a range's rows, as [`RowSegments::code`] (tests).
+    row_segments: std::sync::atomic::AtomicU8,
 }
 
 /// A range's tile table ([`RangeTiles`](crate::tiling::RangeTiles)) in device memory.
@@ -419,6 +421,7 @@ impl GpuEntry {
             auto_kernel,
             tilings,
             tile_kernel: std::sync::atomic::AtomicI8::new(TileKernel::Auto.code()),
+            row_segments: std::sync::atomic::AtomicU8::new(RowSegments::Auto.code()),
         })
     }
 
@@ -524,6 +527,14 @@ impl GpuEntry {
     pub fn use_tile_kernel(&self, kernel: TileKernel) {
         self.tile_kernel
             .store(kernel.code(), std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// How range decodes through the long-rows tile kernel spread a tile's rows from the next
+    /// launch on: [`RowSegments::Auto`] (the default), or whole rows or segments whatever the
+    /// range (tests: both give the same bytes and errors).
+    pub fn use_row_segments(&self, mode: RowSegments) {
+        self.row_segments
+            .store(mode.code(), std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Where the payload lives.
@@ -686,7 +697,10 @@ impl GpuEntry {
         let kernel = self.tile_kernel();
         match (&rows, self.tilings[kernel.tile_class()]) {
             (Rows::Range(first), Some((tile_rows, tile_bytes, table_entries))) => {
-                let tile_rows = launch_tile_rows(kernel.tile_class(), tile_rows, count, self.device.sm_count());
+                let mode = RowSegments::from_code(self.row_segments.load(std::sync::atomic::Ordering::Relaxed));
+                let (tile_rows, row_segments) =
+                    launch_tiles(kernel.tile_class(), tile_rows, count, self.device.sm_count(), mode);
+                p.row_segments = row_segments;
                 let table = self.tile_starts(*first, count, tile_rows, stream)?;
                 p.rows = 0;
                 range_chunks(&mut p, table.first_chunk, table.chunks);

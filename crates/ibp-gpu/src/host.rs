@@ -16,7 +16,7 @@ use crate::kernel_choice::{
 use crate::launch::{self, GatherParams};
 use crate::pending::failure_error;
 use crate::status::KernelFailure;
-use crate::tiling::{range_chunks, tile_starts, tiling, RangeTiles};
+use crate::tiling::{launch_tiles, range_chunks, tile_starts, tiling, RangeTiles, RowSegments};
 use crate::{EntryLayout, GpuError, GpuResult, LeanShape};
 use ibp_format::ChunkMeta;
 
@@ -42,6 +42,10 @@ const SMEM_LIMIT: u32 = 227 * 1024;
 /// Most blocks of an emulated launch (blocks run one after another; more than one exercises the
 /// kernels' grid-stride and per-block tile runs).
 const MAX_BLOCKS: u64 = 3;
+/// SMs the tile launches are planned for ([`launch_tiles`]): one, so that ranges of fewer than two
+/// tiles take the long-rows kernel's segments and larger ones its whole rows, and the tests
+/// cover both.
+const HOST_SM_COUNT: u32 = 1;
 
 /// Blocks of an emulated gather launch over `count` requests (one warp per request, as on the device,
 /// at most [`MAX_BLOCKS`]).
@@ -131,6 +135,9 @@ pub struct HostKernels {
     /// `ibp_gather`'s lookups), and whether gathers pass it ([`HostKernels::set_row_spans`]).
     row_spans: Option<Vec<u64>>,
     use_row_spans: bool,
+    /// How the long-rows kernel spreads a range's rows, as [`RowSegments::code`]
+    /// ([`HostKernels::use_row_segments`]).
+    row_segments: std::sync::atomic::AtomicU8,
     stage_bytes: u32,
     /// The tile kernel the entry's chunks call for.
     auto_kernel: TileKernel,
@@ -166,6 +173,7 @@ impl HostKernels {
             tables: None,
             row_spans: layout.row_spans(),
             use_row_spans: true,
+            row_segments: std::sync::atomic::AtomicU8::new(RowSegments::Auto.code()),
             stage_bytes: stage_bytes(&layout, SMEM_LIMIT),
             auto_kernel: auto_tile_kernel(&layout),
             layout,
@@ -202,6 +210,13 @@ impl HostKernels {
     /// records through the anchors and stored lengths (both paths of `ibp_gather`'s lookup).
     pub fn set_row_spans(&mut self, on: bool) {
         self.use_row_spans = on;
+    }
+
+    /// How range decodes through the long-rows kernel spread a tile's rows
+    /// ([`crate::GpuEntry::use_row_segments`]; default [`RowSegments::Auto`]).
+    pub fn use_row_segments(&self, mode: RowSegments) {
+        self.row_segments
+            .store(mode.code(), std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Lets `damage` change the flat row index after the loader built it (a test of the kernels'
@@ -324,6 +339,10 @@ impl HostKernels {
             let kernel = kernel.resolve(self.auto_kernel);
             match tiling(&self.layout, kernel.tile_class()) {
                 Some((tile_rows, tile_bytes, table_entries)) => {
+                    let mode = RowSegments::from_code(self.row_segments.load(std::sync::atomic::Ordering::Relaxed));
+                    let (tile_rows, row_segments) =
+                        launch_tiles(kernel.tile_class(), tile_rows, count, HOST_SM_COUNT, mode);
+                    p.row_segments = row_segments;
                     let RangeTiles {
                         first_chunk,
                         starts,

@@ -37,7 +37,9 @@ pub(crate) struct GatherParams {
     /// Rows of every chunk but the last when chunk `c` starts at row `c * chunk_rows`
     /// ([`crate::layout::EntryLayout::uniform_chunk_rows`]), else 0.
     pub chunk_rows: u32,
-    pub reserved: u32,
+    /// Tile kernels: the most segments the long-rows kernel cuts each row of a tile into (0 or 1:
+    /// a lane walks its whole row; [`crate::tiling::launch_tiles`]); other kernels ignore it.
+    pub row_segments: u32,
 }
 
 // SAFETY: `GatherParams` is `#[repr(C)]`, made only of integers, with the field order and sizes of

@@ -507,16 +507,18 @@ fn count_shaped(slot: usize) {
 /// chunk ([`crate::TileKernel::decodes`]) it gives `expected`, as the entry's own kernel `own`
 /// does; else it reports E_LAYOUT (counted, see [`shaped_kernel_counts`]) or gives `expected`
 /// (tiles whose records are all raw with no padding are copied before any shape check, by every
-/// tile kernel). It never gives wrong bytes. `lean`: the entry allows a lean kernel at all.
+/// tile kernel). It never gives wrong bytes. `lean`: the entry allows a lean kernel at all. The
+/// long-rows kernel runs with whole rows and with segments ([`crate::RowSegments`]; `decode` takes
+/// the mode, `Auto` for every other kernel).
 pub fn check_shaped_kernels(
     layout: &crate::EntryLayout,
     own: crate::TileKernel,
     lean: bool,
     expected: &[u8],
     label: &str,
-    mut decode: impl FnMut(crate::TileKernel) -> crate::GpuResult<Vec<u8>>,
+    mut decode: impl FnMut(crate::TileKernel, crate::RowSegments) -> crate::GpuResult<Vec<u8>>,
 ) {
-    use crate::{LeanShape, TileKernel};
+    use crate::{LeanShape, RowSegments, TileKernel};
     if own == TileKernel::GeneralPairs {
         count_shaped(2);
     }
@@ -530,7 +532,7 @@ pub fn check_shaped_kernels(
         if matches!(kernel, TileKernel::Lean(_)) && !lean {
             continue;
         }
-        let got = decode(kernel);
+        let got = decode(kernel, RowSegments::Auto);
         if kernel.decodes(layout) {
             assert_eq!(got.unwrap(), expected, "{label}: whole entry, {kernel:?} kernel");
             continue;
@@ -547,12 +549,14 @@ pub fn check_shaped_kernels(
     // The long-rows kernel wherever it can decode the entry (its own choice needs mostly invariant
     // positions: rows that are not, and grouped rows, are checked through it here).
     let long = TileKernel::Lean(LeanShape::Long);
-    if own != long && long.decodes(layout) {
-        assert_eq!(
-            decode(long).unwrap(),
-            expected,
-            "{label}: whole entry, long-rows kernel"
-        );
+    if long.decodes(layout) {
+        for mode in [RowSegments::WholeRows, RowSegments::Segments] {
+            assert_eq!(
+                decode(long, mode).unwrap(),
+                expected,
+                "{label}: whole entry, long-rows kernel, {mode:?}"
+            );
+        }
     }
 }
 

@@ -47,20 +47,58 @@ pub(crate) fn tiling(layout: &EntryLayout, class: usize) -> Option<(u32, u32, u3
     Some((rows, tile_buffer_bytes(rows as u64 * max_raw as u64), table))
 }
 
-/// Tile rows for a range decode of `count` rows by a tile kernel of `class` on `sm_count` SMs: the
-/// entry's `tile_rows`, except for the long-rows kernel (3), whose lanes each walk a row: when the
-/// range has fewer than [`crate::device::long_tiles_per_sm`] tiles per SM, the fewest whole
-/// 32-row groups that give it that many (at least 32 rows). The kernel cuts a tile's rows into
-/// segments so that every warp still decodes (GPU_NOTES entry 65). Fewer rows than the entry's
-/// tiles always fit the same tile buffer.
-pub(crate) fn launch_tile_rows(class: usize, tile_rows: u32, count: u64, sm_count: u32) -> u32 {
-    let per_sm = crate::device::long_tiles_per_sm() as u64;
-    if class != 3 || per_sm == 0 || tile_rows <= 32 {
-        return tile_rows;
+/// How range decodes through the long-rows tile kernel spread a tile's rows over the warps of
+/// its block ([`GpuEntry::use_row_segments`](crate::GpuEntry::use_row_segments)).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RowSegments {
+    /// Segments only where the range has fewer than [`crate::device::long_tiles_per_sm`] tiles per
+    /// SM (the default; [`launch_tiles`]).
+    #[default]
+    Auto,
+    /// The entry's tiles, a lane per whole row, whatever the range.
+    WholeRows,
+    /// Rows cut into segments whatever the range (tiles as for a small range), for tests.
+    Segments,
+}
+
+impl RowSegments {
+    /// A `u8` for an atomic.
+    pub(crate) const fn code(self) -> u8 {
+        match self {
+            RowSegments::Auto => 0,
+            RowSegments::WholeRows => 1,
+            RowSegments::Segments => 2,
+        }
     }
+
+    /// The inverse of [`RowSegments::code`] (unknown codes: `Auto`).
+    pub(crate) const fn from_code(code: u8) -> RowSegments {
+        match code {
+            1 => RowSegments::WholeRows,
+            2 => RowSegments::Segments,
+            _ => RowSegments::Auto,
+        }
+    }
+}
+
+/// Tile rows and row segments (`GatherParams::row_segments`) for a range decode of `count` rows
+/// by a tile kernel of `class` on `sm_count` SMs: the entry's `tile_rows` and whole rows, except
+/// for the long-rows kernel (3), whose lanes each walk a row: when the range has fewer than
+/// [`crate::device::long_tiles_per_sm`] tiles per SM (or `mode` asks for segments), the fewest
+/// whole 32-row groups that give it that many (at least 32 rows, at most the entry's tile), each
+/// row cut into up to [`launch::TILE_WARPS`] segments so that every warp of a block decodes
+/// (GPU_NOTES entry 65: Fashion-MNIST ranges of 10,700 rows 0.30-0.32 -> 0.39-0.44 of the D2D
+/// copy; on ranges of many tiles per SM segments lost 7 %). Fewer rows than the entry's tiles
+/// always fit the same tile buffer.
+pub(crate) fn launch_tiles(class: usize, tile_rows: u32, count: u64, sm_count: u32, mode: RowSegments) -> (u32, u32) {
+    let per_sm = crate::device::long_tiles_per_sm().max(u32::from(mode == RowSegments::Segments)) as u64;
     let wanted = (sm_count.max(1) as u64).saturating_mul(per_sm);
+    let few_tiles = count.div_ceil(tile_rows.max(1) as u64) < wanted;
+    if class != 3 || mode == RowSegments::WholeRows || !(few_tiles || mode == RowSegments::Segments) {
+        return (tile_rows, 1);
+    }
     let rows = count.div_ceil(wanted).div_ceil(32).saturating_mul(32).max(32);
-    rows.min(tile_rows as u64) as u32
+    (rows.min(tile_rows as u64) as u32, launch::TILE_WARPS)
 }
 
 /// Shared-memory bytes of a tile buffer for at most `records` bytes of records: the tile is
@@ -184,26 +222,41 @@ mod tests {
             println!("SKIPPED: IBP_LONG_TILES_PER_SM overrides the tiles per SM");
             return;
         }
+        let segs = launch::TILE_WARPS;
         // 10,000 rows on 132 SMs, 122-row tiles: 264 tiles wanted, so 38 rows, rounded up to 64.
-        assert_eq!(launch_tile_rows(3, 122, 10_000, 132), 64);
-        // Large ranges keep the entry's tiles; small ones never go below one 32-row group.
-        assert_eq!(launch_tile_rows(3, 122, 1_000_000, 132), 122);
-        assert_eq!(launch_tile_rows(3, 122, 100, 132), 32);
-        assert_eq!(launch_tile_rows(3, 20, 100, 132), 20);
-        // Rows are whole 32-row groups, and never more than the entry's tile holds.
-        for count in [1u64, 31, 33, 5_000, 33_000, 40_000] {
-            let rows = launch_tile_rows(3, 122, count, 132);
-            assert!(rows <= 122 && (rows.is_multiple_of(32) || rows == 122), "{count}: {rows}");
-            // Rows of one group fewer would give at least the wanted tiles.
+        assert_eq!(launch_tiles(3, 122, 10_000, 132, RowSegments::Auto), (64, segs));
+        // Ranges of enough tiles keep the entry's tiles and whole rows; small ones never go below
+        // one 32-row group.
+        assert_eq!(launch_tiles(3, 122, 1_000_000, 132, RowSegments::Auto), (122, 1));
+        assert_eq!(launch_tiles(3, 122, 122 * 264, 132, RowSegments::Auto), (122, 1));
+        assert_eq!(launch_tiles(3, 122, 122 * 264 - 122, 132, RowSegments::Auto).1, segs);
+        assert_eq!(launch_tiles(3, 122, 100, 132, RowSegments::Auto), (32, segs));
+        assert_eq!(launch_tiles(3, 20, 100, 132, RowSegments::Auto), (20, segs));
+        for count in [1u64, 31, 33, 5_000, 20_000, 32_000] {
+            let (rows, s) = launch_tiles(3, 122, count, 132, RowSegments::Auto);
+            assert_eq!(s, segs);
+            // Whole 32-row groups (or the entry's tile, which they never pass), and the fewest: a
+            // group fewer would give at least the wanted tiles.
             assert!(
-                rows == 122 || rows == 32 || count.div_ceil(rows as u64 - 32) >= 132 * 2,
+                rows == 122 || (rows < 122 && rows.is_multiple_of(32)),
+                "{count}: {rows}"
+            );
+            assert!(
+                rows == 32 || count.div_ceil(rows as u64 - 32) >= 132 * 2,
                 "{count}: {rows}"
             );
         }
-        // Other kernels keep the entry's tiles.
+        // Other kernels keep the entry's tiles, whole rows.
         for class in 0..3 {
-            assert_eq!(launch_tile_rows(class, 122, 10_000, 132), 122);
+            for mode in [RowSegments::Auto, RowSegments::WholeRows, RowSegments::Segments] {
+                assert_eq!(launch_tiles(class, 122, 10_000, 132, mode), (122, 1));
+            }
         }
+        // The modes tests force: whole rows on a small range, segments on a large one.
+        assert_eq!(launch_tiles(3, 122, 10_000, 132, RowSegments::WholeRows), (122, 1));
+        assert_eq!(launch_tiles(3, 122, 1_000_000, 132, RowSegments::Segments), (122, segs));
+        assert_eq!(launch_tiles(3, 122, 1_000, 1, RowSegments::Segments), (122, segs));
+        assert_eq!(launch_tiles(3, 122, 100, 1, RowSegments::Segments), (64, segs));
     }
 
     #[test]

@@ -14,7 +14,8 @@ use ibp_gpu::testdata::{
     uniform_rows, Rng, TestEntry, FEW_RUN_SHAPES,
 };
 use ibp_gpu::{
-    testdata, ChunkForm, EntryLayout, GpuDevice, GpuEntry, GpuError, HostEntry, LeanShape, PayloadHome, TileKernel,
+    testdata, ChunkForm, EntryLayout, GpuDevice, GpuEntry, GpuError, HostEntry, LeanShape, PayloadHome, RowSegments,
+    TileKernel,
 };
 use std::sync::Arc;
 
@@ -170,11 +171,13 @@ fn check_case_in_form(dev: &Arc<GpuDevice>, case: &Case, rng: &mut Rng, form: Ch
 
 fn check_shaped_kernels(entry: &GpuEntry, case: &Case, label: &str) {
     let (own, lean) = (entry.tile_kernel(), entry.uses_lean_tiles());
-    testdata::check_shaped_kernels(entry.layout(), own, lean, &case.expected, label, |kernel| {
+    testdata::check_shaped_kernels(entry.layout(), own, lean, &case.expected, label, |kernel, mode| {
         entry.use_tile_kernel(kernel);
+        entry.use_row_segments(mode);
         range_to_host(entry, 0, case.rows())
     });
     entry.use_tile_kernel(TileKernel::Auto);
+    entry.use_row_segments(RowSegments::Auto);
     assert_eq!(entry.tile_kernel(), own);
 }
 
@@ -656,6 +659,12 @@ fn corrupt_records_rejected_like_cpu() {
         let data = patterned_rows(&mut rng, 64, row_bytes, w.bytes(), 0.05, 0.0);
         corrupt_and_compare(&dev, &mut rng, &data, row_bytes, w, align_log2, groups, &mut checked);
     }
+    // Image-like rows of whole 16-byte vectors: the long-rows kernel, rows whole and in segments.
+    for (w, align_log2, groups, words) in [(WordWidth::W16, 4u8, 1u32, 392usize), (WordWidth::W16, 0, 2, 392)] {
+        let row_bytes = words * w.bytes();
+        let data = testdata::pixel_rows(&mut rng, 64, row_bytes, 7);
+        corrupt_and_compare(&dev, &mut rng, &data, row_bytes, w, align_log2, groups, &mut checked);
+    }
     // Positions with 3-4 runs of free bits per half (deposit_runs), lean and pair-table rows.
     for (w, words) in [(WordWidth::W64, 24usize), (WordWidth::W32, 40), (WordWidth::W32, 260)] {
         let data = few_run_rows(&mut rng, 64, words, w.bytes(), 3, 4);
@@ -708,12 +717,20 @@ fn corrupt_and_compare(
             entry.use_general_tile_decoder(true);
             let general = range_to_host(&entry, r as u64, 1);
             entry.use_general_tile_decoder(false);
+            // (The long-rows kernel's rows whole and in segments; other kernels ignore the mode.)
+            let range_in = |mode| {
+                entry.use_row_segments(mode);
+                let got = range_to_host(&entry, r as u64, 1);
+                entry.use_row_segments(RowSegments::Auto);
+                got
+            };
             for (path, gpu_res) in [
                 ("gather", gather_to_host(&entry, &[r as u64])),
                 (
                     if lean { "range, lean" } else { "range" },
-                    range_to_host(&entry, r as u64, 1),
+                    range_in(RowSegments::WholeRows),
                 ),
+                ("range, segments", range_in(RowSegments::Segments)),
                 ("range, general", general),
             ] {
                 match (&cpu_res, gpu_res) {
@@ -739,14 +756,24 @@ fn corrupt_and_compare(
         if whole.is_ok() {
             assert_eq!(stream.clone_dtoh(&out).unwrap(), cpu, "whole entry: bytes differ");
         }
-        // Both tile kernels name the same first failing row and code.
+        // Both tile kernels (and the long-rows kernel's segments) name the same first failing row
+        // and code.
         entry.use_general_tile_decoder(true);
         let general = entry.decode_all(&mut out, &stream).unwrap().wait();
         entry.use_general_tile_decoder(false);
+        entry.use_row_segments(RowSegments::Segments);
+        let segments = entry.decode_all(&mut out, &stream).unwrap().wait();
+        entry.use_row_segments(RowSegments::Auto);
+        let whole = whole.map_err(|e| e.to_string());
         assert_eq!(
-            whole.map_err(|e| e.to_string()),
+            whole,
             general.map_err(|e| e.to_string()),
             "whole entry: lean and general tile kernels differ"
+        );
+        assert_eq!(
+            whole,
+            segments.map_err(|e| e.to_string()),
+            "whole entry: rows whole and in segments differ"
         );
         checked[2] += usize::from(entry.uses_lean_tiles() && meta.group_count > 0);
     }

@@ -23,7 +23,7 @@ use ibp_gpu::testdata::{
     mixed_shape_entry, patterned_rows, record_tile_entries, sparse_rows, two_run_rows, uneven_chunk_entries,
     uniform_rows, Rng, TestEntry, FEW_RUN_SHAPES,
 };
-use ibp_gpu::{testdata, ChunkForm, LeanShape};
+use ibp_gpu::{testdata, ChunkForm, LeanShape, RowSegments};
 use std::path::Path;
 
 type Case = TestEntry;
@@ -126,8 +126,11 @@ fn check_gathers(entry: &HostKernels, case: &Case, rng: &mut Rng, label: &str) {
 
 fn check_shaped_kernels(entry: &HostKernels, case: &Case, label: &str) {
     let (own, lean) = (entry.tile_kernel(), entry.uses_lean_tiles());
-    testdata::check_shaped_kernels(entry.layout(), own, lean, &case.expected, label, |kernel| {
-        entry.decode_range(0, case.rows(), kernel)
+    testdata::check_shaped_kernels(entry.layout(), own, lean, &case.expected, label, |kernel, mode| {
+        entry.use_row_segments(mode);
+        let got = entry.decode_range(0, case.rows(), kernel);
+        entry.use_row_segments(RowSegments::Auto);
+        got
     });
 }
 
@@ -585,24 +588,36 @@ fn corrupt_records_rejected_like_cpu() {
             meta.payload_crc = crc32(&payload);
             let entry = HostKernels::new(row_bytes as u64, std::slice::from_ref(&meta), &[&payload])
                 .expect("structure unchanged, CRC fixed: loads");
-            let whole = entry.decode_range(0, meta.row_count as u64, TileKernel::Auto);
             let mut cpu_all = vec![0u8; row_bytes * meta.row_count as usize];
             let cpu_whole = decode_chunk(&meta, &payload, DecoderKind::Oracle, &mut cpu_all);
-            assert_eq!(
-                whole.is_ok(),
-                cpu_whole.is_ok(),
-                "W{} n{words}: whole-entry verdicts differ",
-                w.bits()
-            );
-            if let Ok(bytes) = whole {
-                assert_eq!(bytes, cpu_all, "whole entry: bytes differ");
+            // (The long-rows kernel's rows whole and in segments; other kernels ignore the mode.)
+            for mode in [RowSegments::WholeRows, RowSegments::Segments] {
+                entry.use_row_segments(mode);
+                let whole = entry.decode_range(0, meta.row_count as u64, TileKernel::Auto);
+                assert_eq!(
+                    whole.is_ok(),
+                    cpu_whole.is_ok(),
+                    "W{} n{words} {mode:?}: whole-entry verdicts differ",
+                    w.bits()
+                );
+                if let Ok(bytes) = whole {
+                    assert_eq!(bytes, cpu_all, "whole entry {mode:?}: bytes differ");
+                }
             }
+            entry.use_row_segments(RowSegments::Auto);
             for r in 0..meta.row_count {
                 let mut cpu = vec![0u8; row_bytes];
                 let cpu_res = decode_chunk_rows(&meta, &payload, &[r], DecoderKind::Oracle, &mut cpu);
+                let range_in = |mode| {
+                    entry.use_row_segments(mode);
+                    let got = entry.decode_range(r as u64, 1, TileKernel::Auto);
+                    entry.use_row_segments(RowSegments::Auto);
+                    got
+                };
                 for (path, res) in [
                     ("gather", entry.gather(&[r as u64])),
-                    ("range", entry.decode_range(r as u64, 1, TileKernel::Auto)),
+                    ("range, whole rows", range_in(RowSegments::WholeRows)),
+                    ("range, segments", range_in(RowSegments::Segments)),
                     ("range, general", entry.decode_range(r as u64, 1, TileKernel::General)),
                 ] {
                     match (&cpu_res, res) {
