@@ -63,6 +63,57 @@ __device__ __forceinline__ ibp_u32 build_pair_table(const ibp_u8* masks, ibp_u64
 #ifndef IBP_TILE_CARRY_START
 #define IBP_TILE_CARRY_START 1
 #endif
+// The lean kernels' row decoders for by_word_width: Rows::run<WB, MULTI> decodes a tile's rows of
+// WB-byte words (MULTI: the table has entries with 3+ runs of free bits); WIDEST is the widest word
+// the decoder is built for.
+struct LaneRows {
+    static constexpr int WIDEST = 4;
+    template <int WB, bool MULTI>
+    static __device__ __forceinline__ void run(const IbpGatherParams& prm, const TileCtx& t, ibp_u32 warp, ibp_u32 lane) {
+        lane_tile_rows<WB, MULTI>(prm, t, warp, lane);
+    }
+};
+template <bool LONG>
+struct SliceRows {
+    static constexpr int WIDEST = 8;
+    template <int WB, bool MULTI>
+    static __device__ __forceinline__ void run(const IbpGatherParams& prm, const TileCtx& t, ibp_u32 warp, ibp_u32 lane) {
+        slice_tile_rows<WB, MULTI, LONG>(prm, t, warp, lane);
+    }
+};
+struct SmallRows {  // (MULTI unused: decode_small_rows reads no table entry with 3+ runs)
+    static constexpr int WIDEST = 8;
+    template <int WB, bool MULTI>
+    static __device__ __forceinline__ void run(const IbpGatherParams& prm, const TileCtx& t, ibp_u32 warp, ibp_u32 lane) {
+        decode_small_rows<WB>(prm, t, warp, lane);
+    }
+};
+template <int SHAPE>
+struct LeanRows {
+    static constexpr int WIDEST = 8;
+    template <int WB, bool MULTI>
+    static __device__ __forceinline__ void run(const IbpGatherParams& prm, const TileCtx& t, ibp_u32 warp, ibp_u32 lane) {
+        lean_tile_rows<WB, MULTI, SHAPE>(prm, t, warp, lane);
+    }
+};
+
+// Runs Rows::run<WB, MULTI> for a chunk's word width wb (1, 2, 4, else Rows::WIDEST) and multi.
+template <class Rows>
+__device__ __forceinline__ void by_word_width(ibp_u32 wb, bool multi, const IbpGatherParams& prm, const TileCtx& t, ibp_u32 warp,
+                                              ibp_u32 lane) {
+    if (!multi) switch (wb) {
+        case 1: Rows::template run<1, false>(prm, t, warp, lane); break;
+        case 2: Rows::template run<2, false>(prm, t, warp, lane); break;
+        case 4: if (Rows::WIDEST > 4) { Rows::template run<4, false>(prm, t, warp, lane); break; } [[fallthrough]];
+        default: Rows::template run<Rows::WIDEST, false>(prm, t, warp, lane); break;
+    } else switch (wb) {
+        case 1: Rows::template run<1, true>(prm, t, warp, lane); break;
+        case 2: Rows::template run<2, true>(prm, t, warp, lane); break;
+        case 4: if (Rows::WIDEST > 4) { Rows::template run<4, true>(prm, t, warp, lane); break; } [[fallthrough]];
+        default: Rows::template run<Rows::WIDEST, true>(prm, t, warp, lane); break;
+    }
+}
+
 // The body of the ibp_decode_tiles* kernels (LEAN false: SHAPE is IBP_TILES_ANY or IBP_TILES_PAIRS)
 // and the ibp_decode_tiles_lean* kernels (LEAN true: the lean row decoder for rows of SHAPE,
 // IBP_LEAN_ANY, IBP_LEAN_MID or IBP_LEAN_SHORT).
@@ -358,58 +409,19 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
             if (!lean) {
                 for (ibp_u32 row = threadIdx.x; row < nrows; row += IBP_TILE_THREADS) ibp_report(prm.status, t.k0 + row, IBP_STATUS_LAYOUT);
             } else if (SHAPE == IBP_LEAN_LONG && IBP_LONG_LANE_ROWS && wb <= 4 && ((prm.row_bytes | (ibp_u32)(size_t)prm.out) & 15u) == 0) {
-                if (t.no_multi) switch (wb) {
-                    case 1: lane_tile_rows<1, false>(prm, t, warp, lane); break;
-                    case 2: lane_tile_rows<2, false>(prm, t, warp, lane); break;
-                    default: lane_tile_rows<4, false>(prm, t, warp, lane); break;
-                } else switch (wb) {
-                    case 1: lane_tile_rows<1, true>(prm, t, warp, lane); break;
-                    case 2: lane_tile_rows<2, true>(prm, t, warp, lane); break;
-                    default: lane_tile_rows<4, true>(prm, t, warp, lane); break;
-                }
+                by_word_width<LaneRows>(wb, !t.no_multi, prm, t, warp, lane);
             } else if (SHAPE == IBP_LEAN_LONG) {
-                if (t.no_multi) switch (wb) {
-                    case 1: slice_tile_rows<1, false, true>(prm, t, warp, lane); break;
-                    case 2: slice_tile_rows<2, false, true>(prm, t, warp, lane); break;
-                    case 4: slice_tile_rows<4, false, true>(prm, t, warp, lane); break;
-                    default: slice_tile_rows<8, false, true>(prm, t, warp, lane); break;
-                } else switch (wb) {
-                    case 1: slice_tile_rows<1, true, true>(prm, t, warp, lane); break;
-                    case 2: slice_tile_rows<2, true, true>(prm, t, warp, lane); break;
-                    case 4: slice_tile_rows<4, true, true>(prm, t, warp, lane); break;
-                    default: slice_tile_rows<8, true, true>(prm, t, warp, lane); break;
-                }
+                by_word_width<SliceRows<true>>(wb, !t.no_multi, prm, t, warp, lane);
             } else if (SHAPE != IBP_LEAN_MID && IBP_LEAN_THREAD_PATH) {
-                if (t.no_multi) switch (wb) {
-                    case 1: slice_tile_rows<1, false>(prm, t, warp, lane); break;
-                    case 2: slice_tile_rows<2, false>(prm, t, warp, lane); break;
-                    case 4: slice_tile_rows<4, false>(prm, t, warp, lane); break;
-                    default: slice_tile_rows<8, false>(prm, t, warp, lane); break;
-                } else switch (wb) {
-                    case 1: slice_tile_rows<1, true>(prm, t, warp, lane); break;
-                    case 2: slice_tile_rows<2, true>(prm, t, warp, lane); break;
-                    case 4: slice_tile_rows<4, true>(prm, t, warp, lane); break;
-                    default: slice_tile_rows<8, true>(prm, t, warp, lane); break;
-                }
+                by_word_width<SliceRows<false>>(wb, !t.no_multi, prm, t, warp, lane);
             } else if (SHAPE == IBP_LEAN_SHORT) {
                 // (Not reached: the lean check above lets only thread-path rows through. The branch
                 // ends the chain at compile time, so the short kernel holds no other row decoder.)
             } else if (IBP_LEAN_SMALL_ROWS && SHAPE != IBP_LEAN_MID && G != 0 && (t.uniform_f || IBP_SMALL_ROWS_ANY_F) &&
-                       n <= IBP_TILE_SMALL_ROWS) switch (wb) {
-                case 1: decode_small_rows<1>(prm, t, warp, lane); break;
-                case 2: decode_small_rows<2>(prm, t, warp, lane); break;
-                case 4: decode_small_rows<4>(prm, t, warp, lane); break;
-                default: decode_small_rows<8>(prm, t, warp, lane); break;
-            } else if (G == 0 || t.no_multi) switch (wb) {
-                case 1: lean_tile_rows<1, false, SHAPE>(prm, t, warp, lane); break;
-                case 2: lean_tile_rows<2, false, SHAPE>(prm, t, warp, lane); break;
-                case 4: lean_tile_rows<4, false, SHAPE>(prm, t, warp, lane); break;
-                default: lean_tile_rows<8, false, SHAPE>(prm, t, warp, lane); break;
-            } else switch (wb) {
-                case 1: lean_tile_rows<1, true, SHAPE>(prm, t, warp, lane); break;
-                case 2: lean_tile_rows<2, true, SHAPE>(prm, t, warp, lane); break;
-                case 4: lean_tile_rows<4, true, SHAPE>(prm, t, warp, lane); break;
-                default: lean_tile_rows<8, true, SHAPE>(prm, t, warp, lane); break;
+                       n <= IBP_TILE_SMALL_ROWS) {
+                by_word_width<SmallRows>(wb, false, prm, t, warp, lane);
+            } else {
+                by_word_width<LeanRows<SHAPE>>(wb, !(G == 0 || t.no_multi), prm, t, warp, lane);
             }
 #undef IBP_LEAN_THREAD_PATH
         } else if (SHAPE == IBP_TILES_PAIRS) {
