@@ -281,11 +281,6 @@ __device__ __forceinline__ void slice_tile_rows(const IbpGatherParams& prm, cons
 #ifndef IBP_LONG_SEGMENTS
 #define IBP_LONG_SEGMENTS 8
 #endif
-// Words of 8 or 16 bits: one 32-bit stream read serves 4 or 2 consecutive words, whose fields take
-// at most 32 bits together (0: a read per word, as in entry 62).
-#ifndef IBP_LONG_WIDE_READS
-#define IBP_LONG_WIDE_READS 1
-#endif
 #ifndef IBP_LONG_SEGMENT_VECS
 #define IBP_LONG_SEGMENT_VECS 4
 #endif
@@ -373,24 +368,16 @@ __device__ __forceinline__ void lane_tile_rows(const IbpGatherParams& prm, const
                 for (ibp_u32 k = 0; k < per_vec; k++) forms |= ti_g[j0 + k].w;
                 if (IBP_LONG_LANE_FLAT && (forms & IBP_TILE_MANY) == 0) {
                     const bool runs = MULTI && (forms & IBP_TILE_MULTI) != 0;
-                    // Words of < 32 bits: the fields of per_read words (at most 32 bits together)
-                    // from one 32-bit read, each word's after the one before (IBP_LONG_WIDE_READS).
-                    constexpr ibp_u32 per_read = IBP_LONG_WIDE_READS && WB < 4 ? 4 / WB : 1;
 #pragma unroll
-                    for (ibp_u32 k0 = 0; k0 < per_vec; k0 += per_read) {
-                        ibp_u32 x = sbits32(w, min(base + pos, end));
-#pragma unroll
-                        for (ibp_u32 q = 0; q < per_read; q++) {
-                            const ibp_u32 k = k0 + q, j = j0 + k;
-                            const bool p = (pw >> ((j0 & 31u) + k)) & 1u;
-                            const uint4 tm = tm_g[j], ti = ti_g[j];
-                            ibp_u32 dep = (__funnelshift_l(0u, x, ti.z) & tm.x) | (__funnelshift_l(0u, x, ti.z >> 8) & tm.y);
-                            if (MULTI && runs && (int)ti.w < 0) dep = deposit_runs(x, tm.x, tm.y, ti.z);
-                            vec_put<WB>(acc, k, (typename Word<WB>::R)(p ? dep | ti.x : x & wlow));
-                            const ibp_u32 len = p ? (ti.w & 127u) : W;  // <= W < 32 where q + 1 < per_read
-                            pos += len;
-                            if (q + 1 < per_read) x >>= len;
-                        }
+                    for (ibp_u32 k = 0; k < per_vec; k++) {
+                        const ibp_u32 j = j0 + k;
+                        const bool p = (pw >> ((j0 & 31u) + k)) & 1u;
+                        const uint4 tm = tm_g[j], ti = ti_g[j];
+                        const ibp_u32 x = sbits32(w, min(base + pos, end));
+                        ibp_u32 dep = (__funnelshift_l(0u, x, ti.z) & tm.x) | (__funnelshift_l(0u, x, ti.z >> 8) & tm.y);
+                        if (MULTI && runs && (int)ti.w < 0) dep = deposit_runs(x, tm.x, tm.y, ti.z);
+                        vec_put<WB>(acc, k, (typename Word<WB>::R)(p ? dep | ti.x : x & wlow));
+                        pos += p ? (ti.w & 127u) : W;
                     }
                 } else {
 #pragma unroll

@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
-# Session 2026-12-04 (fifteenth), call 3, on 7edcf46: Fashion-MNIST whole-entry decode, interleaved twice: old = one
+# NOT RUN (session 2026-12-04, fifteenth: the device was taken back during the call, then none was lent).
+# For a later session: apply untried-wide-reads.diff (IBP_LONG_WIDE_READS, default 1), run
+# tools/gpu-run.sh --prepare here, then this script on the device (carry .devrun).
+# Session 2026-12-04 (fifteenth), call 3, on d84285b (kernels as 7edcf46, same SASS): Fashion-MNIST whole-entry decode, interleaved twice: old = one
 # stream read per word (-DIBP_LONG_WIDE_READS=0, the kernel of call 2's noskip), new = one read per two
 # 16-bit words; 256 MiB entries (whole rows) and 8 MiB entries (segments); then the full GPU run.
 set -u
