@@ -87,7 +87,7 @@ impl RowSegments {
 /// [`crate::device::long_tiles_per_sm`] tiles per SM (or `mode` asks for segments), the fewest
 /// whole 32-row groups that give it that many (at least 32 rows, at most the entry's tile), each
 /// row cut into up to [`launch::TILE_WARPS`] segments so that every warp of a block decodes
-/// (GPU_NOTES entry 65: Fashion-MNIST ranges of 10,700 rows 0.30-0.32 -> 0.39-0.44 of the D2D
+/// (GPU_NOTES entry 65: Fashion-MNIST ranges of 10,700 rows 0.29-0.32 -> 0.39-0.44 of the D2D
 /// copy; on ranges of many tiles per SM segments lost 7 %). Fewer rows than the entry's tiles
 /// always fit the same tile buffer.
 pub(crate) fn launch_tiles(class: usize, tile_rows: u32, count: u64, sm_count: u32, mode: RowSegments) -> (u32, u32) {
