@@ -229,7 +229,7 @@ pub enum LeanShape {
     Short = 2,
     /// `ibp_decode_tiles_lean_long`: every chunk coded, with rows of whole words of any length
     /// (taken for rows of more than 64 words of at most 16 bits with at least half the positions
-    /// fully invariant: [`long_rows_wanted`]).
+    /// fully invariant: `long_rows_wanted`).
     Long = 3,
 }
 

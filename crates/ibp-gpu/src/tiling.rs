@@ -51,8 +51,8 @@ pub(crate) fn tiling(layout: &EntryLayout, class: usize) -> Option<(u32, u32, u3
 /// its block ([`GpuEntry::use_row_segments`](crate::GpuEntry::use_row_segments)).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum RowSegments {
-    /// Segments only where the range has fewer than [`crate::device::long_tiles_per_sm`] tiles per
-    /// SM (the default; [`launch_tiles`]).
+    /// Segments only where the range has fewer than 2 (`IBP_LONG_TILES_PER_SM`) tiles per
+    /// SM (the default; `tiling::launch_tiles`).
     #[default]
     Auto,
     /// The entry's tiles, a lane per whole row, whatever the range.
