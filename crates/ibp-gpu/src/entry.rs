@@ -16,7 +16,7 @@ use crate::launch::{self, GatherParams};
 use crate::layout::EntryLayout;
 use crate::pending::{lock, StatusBlock, StatusPool};
 use crate::pinned::PinnedBuffer;
-use crate::tiling::{launch_tiles, range_chunks, tile_starts, tiling, RowSegments};
+use crate::tiling::{range_chunks, tile_starts, tiling, RowSegments, RowSegmentsSetting};
 use cudarc::driver::{sys, CudaSlice, CudaStream, DevicePtr, DevicePtrMut};
 use ibp_format::{ChunkMeta, ErrorCode, FormatError};
 use std::sync::{Arc, Mutex};
@@ -236,8 +236,8 @@ pub struct GpuEntry {
     tilings: [Option<(u32, u32, u32)>; 4],
     /// The tile kernel range decodes use, as [`TileKernel::code`] (comparisons and tests).
     tile_kernel: std::sync::atomic::AtomicI8,
-    /// How the long-rows kernel spreads a range's rows, as [`RowSegments::code`] (tests).
-    row_segments: std::sync::atomic::AtomicU8,
+    /// How the long-rows kernel spreads a range's rows (tests).
+    row_segments: RowSegmentsSetting,
 }
 
 /// A range's tile table ([`RangeTiles`](crate::tiling::RangeTiles)) in device memory.
@@ -421,7 +421,7 @@ impl GpuEntry {
             auto_kernel,
             tilings,
             tile_kernel: std::sync::atomic::AtomicI8::new(TileKernel::Auto.code()),
-            row_segments: std::sync::atomic::AtomicU8::new(RowSegments::Auto.code()),
+            row_segments: RowSegmentsSetting::default(),
         })
     }
 
@@ -533,8 +533,7 @@ impl GpuEntry {
     /// launch on: [`RowSegments::Auto`] (the default), or whole rows or segments whatever the
     /// range (tests: both give the same bytes and errors).
     pub fn use_row_segments(&self, mode: RowSegments) {
-        self.row_segments
-            .store(mode.code(), std::sync::atomic::Ordering::Relaxed);
+        self.row_segments.set(mode);
     }
 
     /// Where the payload lives.
@@ -697,9 +696,9 @@ impl GpuEntry {
         let kernel = self.tile_kernel();
         match (&rows, self.tilings[kernel.tile_class()]) {
             (Rows::Range(first), Some((tile_rows, tile_bytes, table_entries))) => {
-                let mode = RowSegments::from_code(self.row_segments.load(std::sync::atomic::Ordering::Relaxed));
                 let (tile_rows, row_segments) =
-                    launch_tiles(kernel.tile_class(), tile_rows, count, self.device.sm_count(), mode);
+                    self.row_segments
+                        .launch_tiles(kernel.tile_class(), tile_rows, count, self.device.sm_count());
                 p.row_segments = row_segments;
                 let table = self.tile_starts(*first, count, tile_rows, stream)?;
                 p.rows = 0;

@@ -16,7 +16,7 @@ use crate::kernel_choice::{
 use crate::launch::{self, GatherParams};
 use crate::pending::failure_error;
 use crate::status::KernelFailure;
-use crate::tiling::{launch_tiles, range_chunks, tile_starts, tiling, RangeTiles, RowSegments};
+use crate::tiling::{range_chunks, tile_starts, tiling, RangeTiles, RowSegments, RowSegmentsSetting};
 use crate::{EntryLayout, GpuError, GpuResult, LeanShape};
 use ibp_format::ChunkMeta;
 
@@ -135,9 +135,8 @@ pub struct HostKernels {
     /// `ibp_gather`'s lookups), and whether gathers pass it ([`HostKernels::set_row_spans`]).
     row_spans: Option<Vec<u64>>,
     use_row_spans: bool,
-    /// How the long-rows kernel spreads a range's rows, as [`RowSegments::code`]
-    /// ([`HostKernels::use_row_segments`]).
-    row_segments: std::sync::atomic::AtomicU8,
+    /// How the long-rows kernel spreads a range's rows ([`HostKernels::use_row_segments`]).
+    row_segments: RowSegmentsSetting,
     stage_bytes: u32,
     /// The tile kernel the entry's chunks call for.
     auto_kernel: TileKernel,
@@ -173,7 +172,7 @@ impl HostKernels {
             tables: None,
             row_spans: layout.row_spans(),
             use_row_spans: true,
-            row_segments: std::sync::atomic::AtomicU8::new(RowSegments::Auto.code()),
+            row_segments: RowSegmentsSetting::default(),
             stage_bytes: stage_bytes(&layout, SMEM_LIMIT),
             auto_kernel: auto_tile_kernel(&layout),
             layout,
@@ -215,8 +214,7 @@ impl HostKernels {
     /// How range decodes through the long-rows kernel spread a tile's rows
     /// ([`crate::GpuEntry::use_row_segments`]; default [`RowSegments::Auto`]).
     pub fn use_row_segments(&self, mode: RowSegments) {
-        self.row_segments
-            .store(mode.code(), std::sync::atomic::Ordering::Relaxed);
+        self.row_segments.set(mode);
     }
 
     /// Lets `damage` change the flat row index after the loader built it (a test of the kernels'
@@ -339,9 +337,9 @@ impl HostKernels {
             let kernel = kernel.resolve(self.auto_kernel);
             match tiling(&self.layout, kernel.tile_class()) {
                 Some((tile_rows, tile_bytes, table_entries)) => {
-                    let mode = RowSegments::from_code(self.row_segments.load(std::sync::atomic::Ordering::Relaxed));
                     let (tile_rows, row_segments) =
-                        launch_tiles(kernel.tile_class(), tile_rows, count, HOST_SM_COUNT, mode);
+                        self.row_segments
+                            .launch_tiles(kernel.tile_class(), tile_rows, count, HOST_SM_COUNT);
                     p.row_segments = row_segments;
                     let RangeTiles {
                         first_chunk,

@@ -61,23 +61,34 @@ pub enum RowSegments {
     Segments,
 }
 
-impl RowSegments {
-    /// A `u8` for an atomic.
-    pub(crate) const fn code(self) -> u8 {
-        match self {
+/// A [`RowSegments`] that can be changed through a shared reference (the entry's and the
+/// CPU-run kernels' setting), and the launch plan it gives.
+#[derive(Debug, Default)]
+pub(crate) struct RowSegmentsSetting(std::sync::atomic::AtomicU8);
+
+impl RowSegmentsSetting {
+    /// Uses `mode` from the next launch on.
+    pub(crate) fn set(&self, mode: RowSegments) {
+        let code = match mode {
             RowSegments::Auto => 0,
             RowSegments::WholeRows => 1,
             RowSegments::Segments => 2,
-        }
+        };
+        self.0.store(code, std::sync::atomic::Ordering::Relaxed);
     }
 
-    /// The inverse of [`RowSegments::code`] (unknown codes: `Auto`).
-    pub(crate) const fn from_code(code: u8) -> RowSegments {
-        match code {
+    /// The mode set last (`Auto` until one is).
+    pub(crate) fn get(&self) -> RowSegments {
+        match self.0.load(std::sync::atomic::Ordering::Relaxed) {
             1 => RowSegments::WholeRows,
             2 => RowSegments::Segments,
             _ => RowSegments::Auto,
         }
+    }
+
+    /// [`launch_tiles`] in the mode set last.
+    pub(crate) fn launch_tiles(&self, class: usize, tile_rows: u32, count: u64, sm_count: u32) -> (u32, u32) {
+        launch_tiles(class, tile_rows, count, sm_count, self.get())
     }
 }
 
@@ -257,6 +268,20 @@ mod tests {
         assert_eq!(launch_tiles(3, 122, 1_000_000, 132, RowSegments::Segments), (122, segs));
         assert_eq!(launch_tiles(3, 122, 1_000, 1, RowSegments::Segments), (122, segs));
         assert_eq!(launch_tiles(3, 122, 100, 1, RowSegments::Segments), (64, segs));
+    }
+
+    #[test]
+    fn row_segments_setting_keeps_the_mode_set_last() {
+        let setting = RowSegmentsSetting::default();
+        assert_eq!(setting.get(), RowSegments::Auto);
+        for mode in [RowSegments::Segments, RowSegments::WholeRows, RowSegments::Auto] {
+            setting.set(mode);
+            assert_eq!(setting.get(), mode);
+            assert_eq!(
+                setting.launch_tiles(3, 122, 10_000, 132),
+                launch_tiles(3, 122, 10_000, 132, mode)
+            );
+        }
     }
 
     #[test]
