@@ -53,7 +53,7 @@ __device__ __forceinline__ ibp_u32 split_row(const SmemRecord& rec, ibp_u8* dst,
     const T* masks = (const T*)masks_p;
     ibp_u32 pos, code;
     if (tmask) {
-        pos = span_start(rec, n, jb, [&](ibp_u32 j, bool p) { return p ? (tinfo[j].w & 127u) : W; }, lane);
+        pos = span_start(rec, n, jb, [&](ibp_u32 j, bool p) { return field_bits(p, tinfo[j], W); }, lane);
         code = decode_table_span<WB>(rec.w, 8 * rec.off, total_bits, dst, tmask, tinfo, n, jb, je, pos, last_bytes,
                                      aligned, partial_bad, lane);
     } else {

@@ -83,8 +83,8 @@ __device__ __forceinline__ void lean_two_rounds_with(const ibp_u32* w, ibp_u32 b
     const bool active_b = jb < n;
     const bool pa = (sbits32(w, b) >> lane) & 1u;
     const bool pb = active_b && ((sbits32(w, b + 32) >> lane) & 1u);
-    const ibp_u32 fa = pa ? (tia.w & 127u) : W;
-    const ibp_u32 fb = active_b ? (pb ? (tib.w & 127u) : W) : 0u;
+    const ibp_u32 fa = field_bits(pa, tia, W);
+    const ibp_u32 fb = active_b ? field_bits(pb, tib, W) : 0u;
     const ibp_u32 x = warp_inclusive_scan(fa | (fb << 16));
     const ibp_u32 bits_a = __shfl_sync(FULL_MASK, x, 31) & 0xffffu;
     const ibp_u32 pos = b + n;  // stream bit of the first field
@@ -191,11 +191,11 @@ __device__ __forceinline__ void lean_tile_rows(const IbpGatherParams& prm, const
     // The sum of F over group 0's positions.
     ibp_u32 f_sum = 0;
     if (t.G != 0)
-        for (ibp_u32 j = lane; j < n; j += 32) f_sum += t.tinfo[j].w & 127u;
+        for (ibp_u32 j = lane; j < n; j += 32) f_sum += entry_free_bits(t.tinfo[j]);
 #pragma unroll
     for (int d = 16; d > 0; d >>= 1) f_sum += __shfl_xor_sync(FULL_MASK, f_sum, d);
     // F of every position when they are all the same (t.uniform_f): a row's T by one popcount.
-    const ibp_u32 f_one = t.G != 0 ? (t.tinfo[0].w & 127u) : 0u;
+    const ibp_u32 f_one = t.G != 0 ? entry_free_bits(t.tinfo[0]) : 0u;
     for (ibp_u32 i0 = 0; warp + 8 * i0 < t.nrows; i0 += 32) {
         // A. This thread's row.
         const ibp_u32 row = warp + 8 * (i0 + lane);
@@ -227,10 +227,10 @@ __device__ __forceinline__ void lean_tile_rows(const IbpGatherParams& prm, const
                             T += (W - f_one) * (ibp_u32)__popc(~part & words);
                         } else if (t.G == 1) {
                             for (ibp_u32 np = ~part & words; np != 0; np &= np - 1)
-                                T += W - (t.tinfo[j0 + __ffs((int)np) - 1].w & 127u);
+                                T += W - entry_free_bits(t.tinfo[j0 + __ffs((int)np) - 1]);
                         } else {
                             const uint4* const ti = t.tinfo + g * n + j0;
-                            for (ibp_u32 j = 0; j < 32 && j0 + j < n; j++) T += ((part >> j) & 1u) ? (ti[j].w & 127u) : W;
+                            for (ibp_u32 j = 0; j < 32 && j0 + j < n; j++) T += field_bits((part >> j) & 1u, ti[j], W);
                         }
                     }
                     if (t.G == 1) T += f_sum;
@@ -343,7 +343,7 @@ __device__ __forceinline__ void lean_tile_rows(const IbpGatherParams& prm, const
                 const ibp_u32 pb2 = __shfl_sync(FULL_MASK, pbits, i2);
                 if ((v2 & (IBP_LEAN_DECODE | IBP_LEAN_RAW)) == IBP_LEAN_DECODE) {
                     const bool p2 = (pb2 >> lane) & 1u;
-                    const ibp_u32 F = ti.w & 127u;
+                    const ibp_u32 F = entry_free_bits(ti);
                     const ibp_u32 f = active ? (p ? F : W) : 0u, f2 = active ? (p2 ? F : W) : 0u;
                     const ibp_u32 x = warp_inclusive_scan(f | (f2 << 16));
                     const R word = table_word<WB, MULTI>(w, b + n + (x & 0xffffu) - f, p, tm, ti);
@@ -361,7 +361,7 @@ __device__ __forceinline__ void lean_tile_rows(const IbpGatherParams& prm, const
                 }
             }
 #endif
-            const ibp_u32 f = active ? (p ? (ti.w & 127u) : W) : 0u;
+            const ibp_u32 f = active ? field_bits(p, ti, W) : 0u;
             const ibp_u32 x = warp_inclusive_scan(f);
             const R word = table_word<WB, MULTI>(w, b + n + x - f, p, tm, ti);
             if (active) ((Stored*)dst)[lane] = (Stored)word;

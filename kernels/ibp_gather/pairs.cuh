@@ -38,7 +38,7 @@ __device__ __forceinline__ ibp_u32 pair_half(ibp_u32 x, bool p, ibp_u32 r0, ibp_
 template <bool MULTI, int HW>
 __device__ __forceinline__ ibp_u64 pair_word(const ibp_u32* w, ibp_u32 s, bool pl, bool ph, const uint4& tm,
                                              const uint4& ti) {
-    const ibp_u32 f_lo = (ti.w >> 8) & 63u, f_hi = (ti.w & 127u) - f_lo;
+    const ibp_u32 f_lo = (ti.w >> 8) & 63u, f_hi = entry_free_bits(ti) - f_lo;
     const bool multi = (int)ti.w < 0, many = (ti.w & IBP_TILE_MANY) != 0;
     const ibp_u32 lo = pair_half<MULTI, HW>(sbits32(w, s), pl, tm.x, tm.y, ti.z, ti.x, multi, many, f_lo);
     const ibp_u32 hi = pair_half<MULTI, HW>(sbits32(w, s + (pl ? f_lo : (ibp_u32)HW)), ph, tm.z, tm.w,
@@ -49,7 +49,7 @@ __device__ __forceinline__ ibp_u64 pair_word(const ibp_u32* w, ibp_u32 s, bool p
 // Field length of pair k (active: k < P; has_hi: 2k + 1 < n) of HW-bit words.
 template <int HW>
 __device__ __forceinline__ ibp_u32 pair_bits(bool active, bool has_hi, bool pl, bool ph, const uint4& ti) {
-    const ibp_u32 f_lo = (ti.w >> 8) & 63u, f_hi = (ti.w & 127u) - f_lo;
+    const ibp_u32 f_lo = (ti.w >> 8) & 63u, f_hi = entry_free_bits(ti) - f_lo;
     return active ? (pl ? f_lo : (ibp_u32)HW) + (has_hi ? (ph ? f_hi : (ibp_u32)HW) : 0u) : 0u;
 }
 

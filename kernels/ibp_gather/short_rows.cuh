@@ -122,7 +122,7 @@ __device__ __forceinline__ typename Word<WB>::R slice_word(const ibp_u32* w, ibp
     } else {
         word = table_word<WB, MULTI>(w, s, p, tm, ti);
     }
-    pos += p ? (ti.w & 127u) : (ibp_u32)(WB * 8);
+    pos += field_bits(p, ti, (ibp_u32)(WB * 8));
     if (slice_window_on<WB>()) win.advance(w, base + min(pos, total_bits));
     return word;
 }
@@ -196,10 +196,10 @@ __device__ __forceinline__ void slice_tile_rows(const IbpGatherParams& prm, cons
                 ibp_u32 pb = pbits;
                 for (ibp_u32 j = jb; j < je; j++) {
                     pb = slice_pbits_at(pb, w, base, jb, j, total_bits, coded);
-                    bits += ((pb >> ((j - jb) & 31u)) & 1u) ? (ti_g[j].w & 127u) : W;
+                    bits += field_bits((pb >> ((j - jb) & 31u)) & 1u, ti_g[j], W);
                 }
             } else {
-                for (ibp_u32 j = jb; j < je; j++) bits += ((pbits >> j) & 1u) ? (ti_g[j].w & 127u) : W;
+                for (ibp_u32 j = jb; j < je; j++) bits += field_bits((pbits >> j) & 1u, ti_g[j], W);
             }
         }
         ibp_u32 x = bits;
@@ -303,12 +303,12 @@ __device__ __forceinline__ ibp_u32 lane_prefix_bits(const ibp_u32* w, ibp_u32 ba
         const ibp_u32 pw = sbits32(w, base + min(j0, total_bits)) & in;
         bits += W * (cnt - (ibp_u32)__popc(pw));
         if (same_table) {
-            const ibp_u32 f = lane < cnt ? (ti_g[j0 + lane].w & 127u) : 0u;
+            const ibp_u32 f = lane < cnt ? entry_free_bits(ti_g[j0 + lane]) : 0u;
 #pragma unroll
             for (ibp_u32 b = 0; b < planes; b++) bits += (ibp_u32)__popc(pw & __ballot_sync(FULL_MASK, (f >> b) & 1u)) << b;
         } else {
             for (ibp_u32 k = 0; k < cnt; k++)
-                if ((pw >> k) & 1u) bits += ti_g[j0 + k].w & 127u;
+                if ((pw >> k) & 1u) bits += entry_free_bits(ti_g[j0 + k]);
         }
     }
     return bits;
@@ -377,7 +377,7 @@ __device__ __forceinline__ void lane_tile_rows(const IbpGatherParams& prm, const
                         ibp_u32 dep = (__funnelshift_l(0u, x, ti.z) & tm.x) | (__funnelshift_l(0u, x, ti.z >> 8) & tm.y);
                         if (MULTI && runs && (int)ti.w < 0) dep = deposit_runs(x, tm.x, tm.y, ti.z);
                         vec_put<WB>(acc, k, (typename Word<WB>::R)(p ? dep | ti.x : x & wlow));
-                        pos += p ? (ti.w & 127u) : W;
+                        pos += field_bits(p, ti, W);
                     }
                 } else {
 #pragma unroll
@@ -386,7 +386,7 @@ __device__ __forceinline__ void lane_tile_rows(const IbpGatherParams& prm, const
                         const bool p = (pw >> ((j0 & 31u) + k)) & 1u;
                         const uint4 tm = tm_g[j], ti = ti_g[j];
                         vec_put<WB>(acc, k, table_word_bits<WB, MULTI>(sbits32(w, min(base + pos, end)), 0u, p, tm, ti));
-                        pos += p ? (ti.w & 127u) : W;
+                        pos += field_bits(p, ti, W);
                     }
                 }
                 *(uint4*)(dst + j0 * WB) = acc;

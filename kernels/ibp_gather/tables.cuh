@@ -24,6 +24,11 @@
 
 #define IBP_TILE_MULTI (1u << 31)
 #define IBP_TILE_MANY (1u << 30)
+// F, the free bits of a position, from its tinfo entry.
+__device__ __forceinline__ ibp_u32 entry_free_bits(const uint4& info) { return info.w & 127u; }
+// The stream bits a word of W bits takes: F where it participates (p), else the whole word (the
+// entry read only where p holds).
+__device__ __forceinline__ ibp_u32 field_bits(bool p, const uint4& info, ibp_u32 W) { return p ? entry_free_bits(info) : W; }
 // Flags build_table returns: every entry has the same F; no entry has IBP_TILE_MULTI.
 #define IBP_TABLE_UNIFORM_F 1u
 #define IBP_TABLE_NO_MULTI 2u
@@ -167,7 +172,7 @@ __device__ __forceinline__ typename Word<WB>::R table_word_bits(ibp_u32 xl, ibp_
     }
     if (MULTI && p && (int)ti.w < 0) {  // IBP_TILE_MANY: 5+ runs of free bits in a half
         ibp_u64 v64 = (ibp_u64)xl | ((ibp_u64)xh << 32);
-        v64 &= low_mask64(ti.w & 127u);
+        v64 &= low_mask64(entry_free_bits(ti));
         const ibp_u64 free_bits = (ibp_u64)tm.x | ((ibp_u64)tm.z << 32);
         const ibp_u64 bv = (ibp_u64)ti.x | ((ibp_u64)ti.y << 32);
         return (R)bv | deposit((R)v64, (R)free_bits);
@@ -264,8 +269,8 @@ __device__ __forceinline__ ibp_u32 decode_table_span(const ibp_u32* w, ibp_u32 b
         const ibp_u32 jbt = active_b ? jb : 0u;
         const uint4 tma = tmask[ja], tia = tinfo[ja];
         const uint4 tmb = tmask[jbt], tib = tinfo[jbt];
-        const ibp_u32 fa = pa ? (tia.w & 127u) : W;
-        const ibp_u32 fb = active_b ? (pb ? (tib.w & 127u) : W) : 0u;
+        const ibp_u32 fa = field_bits(pa, tia, W);
+        const ibp_u32 fb = active_b ? field_bits(pb, tib, W) : 0u;
         const ibp_u32 x = warp_inclusive_scan(fa | (fb << 16));
         const ibp_u32 sums = __shfl_sync(FULL_MASK, x, 31);
         const ibp_u32 bits_a = sums & 0xffffu, bits_b = sums >> 16;
@@ -289,7 +294,7 @@ __device__ __forceinline__ ibp_u32 decode_table_span(const ibp_u32* w, ibp_u32 b
         const ibp_u32 jt = active ? j : 0u;  // the table has n >= 1 entries per group
         const uint4 tm = tmask[jt];
         const uint4 ti = tinfo[jt];
-        const ibp_u32 f = active ? (p ? (ti.w & 127u) : W) : 0u;
+        const ibp_u32 f = active ? field_bits(p, ti, W) : 0u;
         const ibp_u32 x = warp_inclusive_scan(f);  // bit offsets of the fields within the round
         const ibp_u32 round_bits = __shfl_sync(FULL_MASK, x, 31);
         if (pos + round_bits > total_bits) return IBP_STATUS_ROW_LENGTH;

@@ -14,7 +14,7 @@ __device__ __forceinline__ ibp_u32 build_table(const ibp_u8* masks, ibp_u64 word
         table_entry<WB>(load_word<WB>(masks, i), load_word<WB>(masks + words_bytes, i), tm, ti);
         tmask[i] = tm;
         tinfo[i] = ti;
-        uniform &= (int)(ti.w & 127u) == f_first;
+        uniform &= (int)entry_free_bits(ti) == f_first;
         no_multi &= (ti.w & IBP_TILE_MULTI) == 0;
     }
     const bool all_uniform = __syncthreads_and(uniform) != 0;

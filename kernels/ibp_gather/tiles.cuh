@@ -135,7 +135,7 @@ __device__ __forceinline__ void decode_small_rows(const IbpGatherParams& prm, co
         const ibp_u32 base = rec_byte * 8, total_bits = len * 8;
         const ibp_u32 e = g * n + (j < n ? j : 0u);
         const uint4 tm = t.tmask[e], ti = t.tinfo[e];
-        const ibp_u32 F = ti.w & 127u;
+        const ibp_u32 F = entry_free_bits(ti);
         const ibp_u32 np = raw ? 0u : ~sbits32(w, base) & row_words;
         const bool p = !raw && !((np >> j) & 1u);
         // A raw row's word j is bytes j*WB ..; a coded row's field as above (read at the record's
