@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs every GPU test and the GPU benchmark of crates/ibp-gpu.
+# Runs every GPU test and the GPU benchmark of crates/ibp-gpu, the conformance vectors on the GPU,
+# and `ibp verify --gpu` (the CLI's GPU tests, then the real datasets compressed by `ibp compress`).
 #
 #   tools/gpu-run.sh --prepare            # here (has Rust): build release test binaries and the bench,
 #                                         # copy them (stripped) and bench/data/gpu-pack into .devrun/
@@ -35,6 +36,17 @@ for l in sys.stdin:
             name="$(basename "$exe" | sed 's/-[0-9a-f]*$//')"
             cp "$exe" "$D/tests/$name" && strip "$D/tests/$name"
         done
+    # The CLI's tests, for `ibp verify --gpu` (run here with the filter `verify`: the others need
+    # the repository's path of the build machine), and the `ibp` binary they run.
+    cargo test -p ibp-cli --release --test cli --no-run --message-format=json 2>/dev/null \
+        | python3 -c 'import json,sys
+for l in sys.stdin:
+    m = json.loads(l)
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["profile"]["test"] and m["target"]["name"] == "cli":
+        print(m["executable"])' \
+        | while read -r exe; do cp "$exe" "$D/tests/ibp_cli" && strip "$D/tests/ibp_cli"; done
+    cargo build -p ibp-cli --release
+    cp target/release/ibp "$D/" && strip "$D/ibp"
     cargo build -p ibp-gpu --release --bins
     cp target/release/ibp-gpu-bench "$D/" && strip "$D/ibp-gpu-bench"
     cargo build -p ibp-conformance --release --features gpu
@@ -56,7 +68,7 @@ for dir in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib \
     fi
 done
 [ -d /usr/local/nvidia/lib64 ] && export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}/usr/local/nvidia/lib64"
-export IBP_REQUIRE_GPU=1 IBP_REQUIRE_NVRTC=1 IBP_DATA_DIR="$D/data"
+export IBP_REQUIRE_GPU=1 IBP_REQUIRE_NVRTC=1 IBP_DATA_DIR="$D/data" CARGO_BIN_EXE_ibp="$PWD/$D/ibp"
 {
     date -u
     nvidia-smi --query-gpu=name,driver_version,pcie.link.gen.current,pcie.link.width.current,clocks.sm,clocks.mem --format=csv
@@ -73,7 +85,9 @@ if [ "${IBP_SKIP_TESTS:-0}" != 1 ]; then
             continue
         fi
         echo "=== $t" | tee -a "$OUT/tests.log"
-        timeout 150 "$t" --test-threads=1 --nocapture 2>&1 | tee -a "$OUT/tests.log"
+        filter=()
+        [ "$(basename "$t")" = ibp_cli ] && filter=(verify)
+        timeout 150 "$t" --test-threads=1 --nocapture "${filter[@]}" 2>&1 | tee -a "$OUT/tests.log"
         rc=${PIPESTATUS[0]}
         echo "=== $t exit $rc" | tee -a "$OUT/tests.log"
         [ "$rc" = 0 ] || status=1
@@ -83,6 +97,28 @@ if [ "${IBP_SKIP_TESTS:-0}" != 1 ] && [ -x "$D/ibp-conformance" ]; then
     # Conformance vectors through the CPU oracle, the CPU fast decoder and the GPU decoder.
     "$D/ibp-conformance" run --gpu 2>&1 | tee "$OUT/conformance-gpu.txt" | tail -n 5
     [ "${PIPESTATUS[0]}" = 0 ] || status=1
+fi
+if [ "${IBP_SKIP_TESTS:-0}" != 1 ] && [ -x "$D/ibp" ]; then
+    # `ibp verify --gpu` on the real datasets, compressed by `ibp compress` as written for size and
+    # with --gpu: every chunk decoded on the GPU (payload in device memory, then in pinned host
+    # memory) must equal the CPU's bytes.
+    tmp="$(mktemp -d)"
+    for f in "$D"/data/*.npy; do
+        for how in size gpu; do
+            opt=(); [ "$how" = gpu ] && opt=(--gpu)
+            name="$(basename "$f" .npy)-$how.ibp"
+            if ! "$D/ibp" -q compress "$f" -o "$tmp/$name" "${opt[@]}" >>"$OUT/cli-verify-gpu.txt" 2>&1; then
+                echo "FAILED: ibp compress $f ${opt[*]}" | tee -a "$OUT/cli-verify-gpu.txt"; status=1; continue
+            fi
+            for payload in device host; do
+                "$D/ibp" verify --gpu --gpu-payload "$payload" "$tmp/$name" >>"$OUT/cli-verify-gpu.txt" 2>&1 \
+                    || { echo "FAILED: ibp verify --gpu --gpu-payload $payload ($name)" | tee -a "$OUT/cli-verify-gpu.txt"; status=1; }
+            done
+        done
+        rm -f "$tmp"/*.ibp
+    done
+    rm -rf "$tmp"
+    echo "ibp verify --gpu: $(grep -c ': OK: ' "$OUT/cli-verify-gpu.txt") OK, $(grep -c FAILED "$OUT/cli-verify-gpu.txt") failed" | tee -a "$OUT/cli-verify-gpu.txt"
 fi
 if [ "${IBP_SKIP_BENCH:-0}" != 1 ]; then
     timeout "${IBP_BENCH_TIMEOUT:-300}" "${IBP_BENCH_BIN:-$D/ibp-gpu-bench}" --data-dir "$D/data" "$@" 2>&1 | tee "$OUT/bench.log"

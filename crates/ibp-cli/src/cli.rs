@@ -13,6 +13,7 @@ Exit codes:
   2  bad input: corrupt or truncated .ibp (an E_* code of the spec), malformed or unsupported
      .npy/.safetensors; verify found damage
   3  I/O error: a file cannot be opened, read, written, synced or renamed
+  4  GPU error (verify --gpu): no usable GPU, or a CUDA call or kernel compile failed
 
 Errors are one line on stderr: `error: FILE: CODE: what and where`.";
 
@@ -293,9 +294,29 @@ pub struct VerifyArgs {
     /// Also decode with the bit-by-bit oracle decoder and require both decoders to agree.
     #[arg(long)]
     pub oracle: bool,
+    /// Also decode every chunk on the GPU (CUDA, kernels compiled at run time by NVRTC) and require
+    /// its bytes to equal the CPU decoder's. Without a usable GPU: exit 4 before the file is read.
+    #[arg(long)]
+    pub gpu: bool,
+    /// The GPU `--gpu` uses (CUDA device ordinal).
+    #[arg(long, value_name = "N", default_value_t = 0, requires = "gpu")]
+    pub device: usize,
+    /// Where `--gpu` keeps an entry's compressed payload while the GPU decodes it: in device
+    /// memory, or in pinned host memory read by the kernels over the bus (zero-copy).
+    #[arg(long, value_enum, value_name = "WHERE", default_value_t = GpuPayloadArg::Device, requires = "gpu")]
+    pub gpu_payload: GpuPayloadArg,
     /// Print the report as JSON on stdout.
     #[arg(long)]
     pub json: bool,
+}
+
+/// Where `verify --gpu` keeps an entry's compressed payload.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum GpuPayloadArg {
+    /// In device memory (a compressed GPU cache).
+    Device,
+    /// In page-locked host memory mapped for the device (zero-copy reads over PCIe).
+    Host,
 }
 
 /// `ibp bench`.

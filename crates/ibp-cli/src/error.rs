@@ -9,6 +9,7 @@
 //! | 1 | usage error: bad arguments or option values, unknown entry, row out of range, output exists |
 //! | 2 | bad input: a corrupt or truncated `.ibp` (any `E_*` code of the spec), a malformed or unsupported `.npy`/safetensors file; `verify` found damage |
 //! | 3 | I/O error: a file cannot be opened, read, written, synced or renamed |
+//! | 4 | GPU error (`verify --gpu`): no usable GPU (no CUDA driver, no NVRTC, no such device), or a CUDA call or kernel compile failed |
 
 use crate::tensor_io::TensorIoError;
 use ibp_format::{ErrorCode, FormatError};
@@ -24,6 +25,8 @@ pub enum ErrorKind {
     BadInput,
     /// An operating-system I/O failure (exit 3).
     Io,
+    /// No usable GPU, or a CUDA driver or NVRTC failure (exit 4).
+    Gpu,
 }
 
 impl ErrorKind {
@@ -33,6 +36,7 @@ impl ErrorKind {
             ErrorKind::Usage => 1,
             ErrorKind::BadInput => 2,
             ErrorKind::Io => 3,
+            ErrorKind::Gpu => 4,
         }
     }
 }
@@ -45,7 +49,8 @@ pub struct CliError {
     /// The file or folder concerned, if any.
     pub path: Option<PathBuf>,
     /// A stable code: the spec's `E_*` name for container errors, `E_NPY`/`E_SAFETENSORS`/
-    /// `E_UNSUPPORTED` for tensor files, `E_IO` for I/O, `E_USAGE` for arguments.
+    /// `E_UNSUPPORTED` for tensor files, `E_IO` for I/O, `E_USAGE` for arguments, `E_NO_GPU` / `E_GPU`
+    /// for the GPU.
     pub code: &'static str,
     /// What is wrong and where.
     pub message: String,
@@ -69,6 +74,17 @@ impl CliError {
             path: Some(path.to_path_buf()),
             code: "E_IO",
             message: format!("{what}: {e}"),
+        }
+    }
+
+    /// A GPU failure that is not about the data (exit 4): `E_NO_GPU` when no GPU can be used,
+    /// `E_GPU` for a failed CUDA call or kernel compile.
+    pub fn gpu(no_gpu: bool, message: impl Into<String>) -> Self {
+        CliError {
+            kind: ErrorKind::Gpu,
+            path: None,
+            code: if no_gpu { "E_NO_GPU" } else { "E_GPU" },
+            message: message.into(),
         }
     }
 

@@ -4,7 +4,7 @@
 //! * [`tensor_io`]: read and write `.npy` (v1/v2/v3) and safetensors files without copying data.
 //! * [`cli`]: the clap definition; [`commands`]: `compress`, `decompress`, `inspect`, `verify`,
 //!   `bench`.
-//! * [`error`]: one-line errors and the exit codes (0 ok, 1 usage, 2 bad input, 3 I/O).
+//! * [`error`]: one-line errors and the exit codes (0 ok, 1 usage, 2 bad input, 3 I/O, 4 GPU).
 //! * [`atomic`]: outputs written to a temporary next to the target, fsynced, then renamed.
 //!
 //! The command itself is documented in the crate's `README.md`.

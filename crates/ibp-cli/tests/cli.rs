@@ -925,6 +925,16 @@ fn verify_locates_a_damaged_row() {
         "{line}"
     );
     assert_eq!(line.matches("chunk 1").count(), 1, "location given once: {line}");
+    // With --gpu the GPU decodes the chunks the CPU decodes (0 and 2) to the same bytes: the one
+    // problem stays the only one.
+    let (code, stdout, err) = run(&[&"verify", &"--json", &"--gpu", &bad]);
+    if gpu_skipped("verify --gpu of a damaged row", code, &err) {
+        let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+        assert_eq!(code, 2, "{stdout}{err}");
+        assert_eq!(v["problems"].as_array().unwrap().len(), 1, "{v}");
+        assert_eq!(v["problems"][0]["code"], "E_PADDING", "{v}");
+        assert_eq!(v["chunks_ok"], 2, "{v}");
+    }
     // Decompressing fails the same way; a gather of other rows still works.
     let (code, _, err) = run(&[&"decompress", &bad, &"-o", &d.path().join("x.npy")]);
     assert_eq!(code, 2, "{err}");
@@ -1019,4 +1029,65 @@ fn compress_gpu_stores_raw_what_is_not_cheaper_to_read() {
         ok(&[&"decompress", packed, &"-o", &back, &"--force"]);
         assert_eq!(std::fs::read(&back).unwrap(), std::fs::read(&src).unwrap());
     }
+}
+
+/// Whether a GPU is here; without one, checks that `ibp` said so with exit 4 and `E_NO_GPU`
+/// (with `IBP_REQUIRE_GPU=1`: fails instead), prints SKIPPED and returns false.
+fn gpu_skipped(what: &str, code: i32, stderr: &str) -> bool {
+    let Some(why) = ibp_gpu::gpu_unavailable_reason() else {
+        return true;
+    };
+    assert!(
+        std::env::var("IBP_REQUIRE_GPU").as_deref() != Ok("1"),
+        "IBP_REQUIRE_GPU=1 but {why}"
+    );
+    assert_eq!(code, 4, "{stderr}");
+    assert!(stderr.starts_with("error: E_NO_GPU: no GPU: "), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    println!("SKIPPED (the GPU part of {what}): {why}");
+    false
+}
+
+/// `verify --gpu` decodes every chunk on the GPU, the payload in device or pinned host memory, and
+/// finds the CPU's bytes: several dtypes, shapes, word widths and alignments, files written for
+/// size and for the GPU. Without a GPU it exits 4 before reading the file.
+#[test]
+fn verify_gpu_decodes_every_chunk_as_the_cpu_does() {
+    let d = tempfile::tempdir().unwrap();
+    let cases: [(Dtype, &[u64], &[&str]); 5] = [
+        (Dtype::F32, &[300, 64], &[]),
+        (Dtype::F32, &[300, 64], &["--gpu"]),
+        (Dtype::F16, &[257, 48], &["--word-width", "16", "--chunk-rows", "100"]),
+        (Dtype::F64, &[90, 33], &["--align", "128"]),
+        (Dtype::U8, &[500, 784], &["--word-width", "8", "--groups", "4"]),
+    ];
+    let mut files = Vec::new();
+    for (k, (dtype, shape, opts)) in cases.iter().enumerate() {
+        let src = d.path().join(format!("t{k}.npy"));
+        write_npy(&src, *dtype, shape, 40 + k as u64);
+        let packed = d.path().join(format!("t{k}.ibp"));
+        let mut args: Vec<&dyn AsRef<std::ffi::OsStr>> = vec![&"compress", &src, &"-o", &packed];
+        args.extend(opts.iter().map(|o| o as &dyn AsRef<std::ffi::OsStr>));
+        ok(&args);
+        files.push((format!("{dtype} {shape:?} {opts:?}"), packed));
+    }
+    for (case, packed) in &files {
+        for (payload, memory) in [("device", "device"), ("host", "pinned host")] {
+            let (code, out, err) = run(&[&"verify", &"--gpu", &"--gpu-payload", &payload, packed]);
+            if !gpu_skipped("verify --gpu", code, &err) {
+                return;
+            }
+            assert_eq!(code, 0, "{case} {payload}: {out}{err}");
+            assert!(out.contains(": OK: ") && out.contains("fast + gpu ("), "{out}");
+            assert!(out.contains(&format!("payload in {memory} memory")), "{out}");
+        }
+    }
+}
+
+/// `--device` and `--gpu-payload` mean nothing without `--gpu`: a usage error.
+#[test]
+fn verify_gpu_options_need_gpu() {
+    let (code, _, err) = run(&[&"verify", &"--device", &"1", &"x.ibp"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("--gpu"), "{err}");
 }

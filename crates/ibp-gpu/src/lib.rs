@@ -45,6 +45,9 @@ pub mod testdata;
 mod tiling;
 
 pub use chunk_form::ChunkForm;
+/// The cudarc types the API takes (the caller's streams and device buffers), so that callers need
+/// not depend on cudarc themselves.
+pub use cudarc::driver::{CudaSlice, CudaStream};
 pub use device::{device_count, driver_present, gpu_unavailable_reason, GpuDevice};
 pub use entry::{
     GpuEntry, HostEntry, LeanShape, PayloadHome, PendingDecode, TileKernel, ROW_SPANS_MAX_BYTES,
