@@ -4,6 +4,7 @@
     python3 tools/gpu_results.py OUT_DIR --commit REV [--wall-s S] > bench/GPU_RESULTS.md
 
 OUT_DIR holds what gpu-run.sh wrote under $OUT: device.txt, tests.log (or its stdout as run.log), conformance-gpu.txt,
+cli-verify-gpu.txt,
 memcheck.log, replay-memcheck.log, replay-initcheck.log and bench.log (whose last part is the three
 markdown tables printed by ibp-gpu-bench). Every figure on the page comes from those files; the
 target summary is computed from the tables, not typed in.
@@ -262,6 +263,9 @@ def main() -> int:
         "  such file has that later defect).",
         "- Conformance vectors through CPU oracle, CPU fast and GPU (`ibp-conformance run --gpu`): **"
         + grab(read(checks, "conformance-gpu.txt"), r"(\d+ passed, \d+ failed)") + "** (`conformance/results/gpu-h200.txt`).",
+        "- `ibp verify --gpu` on the real datasets (each compressed by `ibp compress` for size and with `--gpu`; every",
+        "  chunk decoded on the GPU, payload in device and in pinned host memory, bytes equal to the CPU's): "
+        + grab(read(checks, "cli-verify-gpu.txt"), r"ibp verify --gpu: ([^\n]*)") + ".",
         "- compute-sanitizer memcheck `--leak-check full` on the decode tests: "
         + grab(read(checks, "memcheck.log"), r"(LEAK SUMMARY: [^\n]*)") + "; "
         + grab(read(checks, "memcheck.log"), r"(ERROR SUMMARY: [^\n]*)") + ". memcheck on every 8th replay case: "

@@ -45,6 +45,15 @@
 #define IBP_SLICE_RAW_VECS 1
 #endif
 
+// IBP_SLICE_ONE_ENTRY=1: in the short-rows kernel, chunks whose positions all have one Mask and
+// Bitval (KV-cache rows: every head dimension alike) and no 3+ runs decode with that one table entry
+// held in registers, no table read per word: K bf16's loop per 16-byte vector takes 191 instructions
+// instead of 255 (SASS, sm_90). Built and checked on the CPU-run kernels, not yet timed on a GPU, so
+// off by default (GPU_NOTES entry 66).
+#ifndef IBP_SLICE_ONE_ENTRY
+#define IBP_SLICE_ONE_ENTRY 0
+#endif
+
 // Word k (a constant after unrolling) of a 16-byte vector of WB-byte words, into acc (zeroed).
 template <int WB>
 __device__ __forceinline__ void vec_put(uint4& acc, ibp_u32 k, typename Word<WB>::R word) {
@@ -144,10 +153,13 @@ __device__ __forceinline__ ibp_u32 slice_pbits_at(ibp_u32 pbits, const ibp_u32* 
 // LONG false: rows of at most 32 words (the short-rows and lean kernels), their participation bits
 // one 32-bit word read once per row. LONG true (the long-rows kernel, IBP_LEAN_LONG): rows of any
 // number of words, each slice reading its words' participation bits 32 at a time (slice_pbits), and
-// slices of whole 16-byte output vectors where the row allows.
-template <int WB, bool MULTI, bool LONG = false>
+// slices of whole 16-byte output vectors where the row allows. ONE: every position of every group
+// has the same table entry (t.one_entry, IBP_SLICE_ONE_ENTRY), held in registers, so no word reads
+// the table.
+template <int WB, bool MULTI, bool LONG = false, bool ONE = false>
 __device__ __forceinline__ void slice_tile_rows(const IbpGatherParams& prm, const TileCtx& t, ibp_u32 warp, ibp_u32 lane) {
     typedef typename Word<WB>::T Stored;
+    const uint4 tm_one = ONE ? t.tmask[0] : make_uint4(0u, 0u, 0u, 0u), ti_one = ONE ? t.tinfo[0] : make_uint4(0u, 0u, 0u, 0u);
     const ibp_u32 W = WB * 8;
     const ibp_u32 n = t.n;  // LONG: any; else 1 .. 32 (IBP_LEAN_THREAD_ROWS, IBP_LEAN_THREAD_BYTES); row_bytes == n * WB
     const ibp_u32 row_bytes = prm.row_bytes;
@@ -227,16 +239,16 @@ __device__ __forceinline__ void slice_tile_rows(const IbpGatherParams& prm, cons
                         uint4 acc = make_uint4(0u, 0u, 0u, 0u);
 #pragma unroll
                         for (ibp_u32 k = 0; k < per_vec; k++)
-                            vec_put<WB>(acc, k, slice_word<WB, MULTI>(w, base, pos, total_bits, (pbits >> (pj + k)) & 1u, j0 + k,
-                                                                      tm_g, ti_g, win));
+                            vec_put<WB>(acc, k, slice_word<WB, MULTI>(w, base, pos, total_bits, (pbits >> (pj + k)) & 1u,
+                                                                      ONE ? 0u : j0 + k, ONE ? &tm_one : tm_g, ONE ? &ti_one : ti_g, win));
                         *(uint4*)(dst + j0 * WB) = acc;
                     }
                 } else {
                     for (ibp_u32 j = jb; j < je; j++) {
                         if (LONG) pbits = slice_pbits_at(pbits, w, base, jb, j, total_bits, coded);
                         const ibp_u32 pj = LONG ? (j - jb) & 31u : j;
-                        ((Stored*)dst)[j] = (Stored)slice_word<WB, MULTI>(w, base, pos, total_bits, (pbits >> pj) & 1u, j, tm_g,
-                                                                          ti_g, win);
+                        ((Stored*)dst)[j] = (Stored)slice_word<WB, MULTI>(w, base, pos, total_bits, (pbits >> pj) & 1u,
+                                                                          ONE ? 0u : j, ONE ? &tm_one : tm_g, ONE ? &ti_one : ti_g, win);
                     }
                 }
             }
@@ -283,6 +295,13 @@ __device__ __forceinline__ void slice_tile_rows(const IbpGatherParams& prm, cons
 #endif
 #ifndef IBP_LONG_SEGMENT_VECS
 #define IBP_LONG_SEGMENT_VECS 4
+#endif
+// IBP_LONG_WIDE_READS=1: words of 8 or 16 bits take one 32-bit stream read per 4 or 2 consecutive
+// words, whose fields fill at most 32 bits together, instead of a read per word: half the long
+// kernel's stream loads on Fashion-MNIST. Built and checked on the CPU-run kernels, not yet timed on
+// a GPU, so off by default (GPU_NOTES entries 65 and 66).
+#ifndef IBP_LONG_WIDE_READS
+#define IBP_LONG_WIDE_READS 0
 #endif
 
 // Stream bits the fields of words 0 .. jb-1 of a coded record at stream bit base take (jb the same
@@ -368,6 +387,28 @@ __device__ __forceinline__ void lane_tile_rows(const IbpGatherParams& prm, const
                 for (ibp_u32 k = 0; k < per_vec; k++) forms |= ti_g[j0 + k].w;
                 if (IBP_LONG_LANE_FLAT && (forms & IBP_TILE_MANY) == 0) {
                     const bool runs = MULTI && (forms & IBP_TILE_MULTI) != 0;
+#if IBP_LONG_WIDE_READS
+                    // The fields of per_read words (at most 32 bits together) from one 32-bit read,
+                    // each word's after the one before. (The #else branch: a read per word, as
+                    // measured; kept apart so that the default build is the measured code.)
+                    constexpr ibp_u32 per_read = WB < 4 ? 4 / WB : 1;
+#pragma unroll
+                    for (ibp_u32 k0 = 0; k0 < per_vec; k0 += per_read) {
+                        ibp_u32 x = sbits32(w, min(base + pos, end));
+#pragma unroll
+                        for (ibp_u32 q = 0; q < per_read; q++) {
+                            const ibp_u32 k = k0 + q, j = j0 + k;
+                            const bool p = (pw >> ((j0 & 31u) + k)) & 1u;
+                            const uint4 tm = tm_g[j], ti = ti_g[j];
+                            ibp_u32 dep = (__funnelshift_l(0u, x, ti.z) & tm.x) | (__funnelshift_l(0u, x, ti.z >> 8) & tm.y);
+                            if (MULTI && runs && (int)ti.w < 0) dep = deposit_runs(x, tm.x, tm.y, ti.z);
+                            vec_put<WB>(acc, k, (typename Word<WB>::R)(p ? dep | ti.x : x & wlow));
+                            const ibp_u32 len = field_bits(p, ti, W);  // <= W < 32 where q + 1 < per_read
+                            pos += len;
+                            if (q + 1 < per_read) x >>= len;
+                        }
+                    }
+#else
 #pragma unroll
                     for (ibp_u32 k = 0; k < per_vec; k++) {
                         const ibp_u32 j = j0 + k;
@@ -379,6 +420,7 @@ __device__ __forceinline__ void lane_tile_rows(const IbpGatherParams& prm, const
                         vec_put<WB>(acc, k, (typename Word<WB>::R)(p ? dep | ti.x : x & wlow));
                         pos += field_bits(p, ti, W);
                     }
+#endif
                 } else {
 #pragma unroll
                     for (ibp_u32 k = 0; k < per_vec; k++) {

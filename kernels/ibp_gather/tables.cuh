@@ -29,9 +29,11 @@ __device__ __forceinline__ ibp_u32 entry_free_bits(const uint4& info) { return i
 // The stream bits a word of W bits takes: F where it participates (p), else the whole word (the
 // entry read only where p holds).
 __device__ __forceinline__ ibp_u32 field_bits(bool p, const uint4& info, ibp_u32 W) { return p ? entry_free_bits(info) : W; }
-// Flags build_table returns: every entry has the same F; no entry has IBP_TILE_MULTI.
+// Flags build_table returns: every entry has the same F; no entry has IBP_TILE_MULTI; every position
+// of every group has the same Mask and Bitval (asked for by the short-rows kernel only).
 #define IBP_TABLE_UNIFORM_F 1u
 #define IBP_TABLE_NO_MULTI 2u
+#define IBP_TABLE_ONE_ENTRY 4u
 
 // Whether the stored length of chunk row idx (lb bytes at lengths_offset + idx * lb) lies inside
 // the metadata. lb must be 1, 2 or 4 and no sum may wrap, whatever a descriptor holds; idx < 2^32 (a

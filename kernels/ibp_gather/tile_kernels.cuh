@@ -2,24 +2,30 @@
 // Part of ibp_gather.cu, which includes its parts in order; each uses those before it.
 
 // Builds the table of a chunk's `entries` (>= 1) positions. Every thread of the block must call it
-// (it ends with a barrier); returns, in every thread, whether every entry has the same F.
-template <int WB>
+// (it ends with a barrier); returns, in every thread, IBP_TABLE_UNIFORM_F when every entry has the
+// same F, IBP_TABLE_NO_MULTI when none has 3+ runs, and (ONE_FLAG) IBP_TABLE_ONE_ENTRY when every
+// position of every group has entry 0's Mask and Bitval.
+template <int WB, bool ONE_FLAG = false>
 __device__ __forceinline__ ibp_u32 build_table(const ibp_u8* masks, ibp_u64 words_bytes, ibp_u32 entries,
                                                uint4* tmask, uint4* tinfo) {
     const ibp_u64 wmask = WB == 8 ? ~0ull : ((1ull << (8 * WB)) - 1ull);
-    const int f_first = __popcll(~load_word<WB>(masks, 0) & wmask);
-    bool uniform = true, no_multi = true;
+    const ibp_u64 mask0 = load_word<WB>(masks, 0), bitval0 = ONE_FLAG ? load_word<WB>(masks + words_bytes, 0) : 0ull;
+    const int f_first = __popcll(~mask0 & wmask);
+    bool uniform = true, no_multi = true, one = true;
     for (ibp_u32 i = threadIdx.x; i < entries; i += IBP_TILE_THREADS) {
         uint4 tm, ti;
-        table_entry<WB>(load_word<WB>(masks, i), load_word<WB>(masks + words_bytes, i), tm, ti);
+        const ibp_u64 mask = load_word<WB>(masks, i), bitval = load_word<WB>(masks + words_bytes, i);
+        table_entry<WB>(mask, bitval, tm, ti);
         tmask[i] = tm;
         tinfo[i] = ti;
         uniform &= (int)entry_free_bits(ti) == f_first;
         no_multi &= (ti.w & IBP_TILE_MULTI) == 0;
+        if (ONE_FLAG) one &= mask == mask0 && bitval == bitval0;
     }
     const bool all_uniform = __syncthreads_and(uniform) != 0;
     const bool none_multi = __syncthreads_and(no_multi) != 0;
-    return (all_uniform ? IBP_TABLE_UNIFORM_F : 0u) | (none_multi ? IBP_TABLE_NO_MULTI : 0u);
+    const bool all_one = ONE_FLAG && __syncthreads_and(one) != 0;
+    return (all_uniform ? IBP_TABLE_UNIFORM_F : 0u) | (none_multi ? IBP_TABLE_NO_MULTI : 0u) | (all_one ? IBP_TABLE_ONE_ENTRY : 0u);
 }
 
 // Builds the pair table of a chunk of HW-bit words (G groups of n words: G * ceil(n/2) entries; see
@@ -73,12 +79,12 @@ struct LaneRows {
         lane_tile_rows<WB, MULTI>(prm, t, warp, lane);
     }
 };
-template <bool LONG>
+template <bool LONG, bool ONE = false>
 struct SliceRows {
     static constexpr int WIDEST = 8;
     template <int WB, bool MULTI>
     static __device__ __forceinline__ void run(const IbpGatherParams& prm, const TileCtx& t, ibp_u32 warp, ibp_u32 lane) {
-        slice_tile_rows<WB, MULTI, LONG>(prm, t, warp, lane);
+        slice_tile_rows<WB, MULTI, LONG, ONE>(prm, t, warp, lane);
     }
 };
 struct SmallRows {  // (MULTI unused: decode_small_rows reads no table entry with 3+ runs)
@@ -206,11 +212,12 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
                                       : build_pair_table<16>(prm.meta + c.masks_offset, words_bytes, G, n, tmask, tinfo);
             } else if (table_ok && !(!LEAN && SHAPE == IBP_TILES_PAIRS)) {
                 const ibp_u8* masks = prm.meta + c.masks_offset;
+                constexpr bool one_flag = LEAN && SHAPE == IBP_LEAN_SHORT && IBP_SLICE_ONE_ENTRY;
                 switch (wb) {
-                    case 1: table_flags = build_table<1>(masks, words_bytes, (ibp_u32)entries, tmask, tinfo); break;
-                    case 2: table_flags = build_table<2>(masks, words_bytes, (ibp_u32)entries, tmask, tinfo); break;
-                    case 4: table_flags = build_table<4>(masks, words_bytes, (ibp_u32)entries, tmask, tinfo); break;
-                    default: table_flags = build_table<8>(masks, words_bytes, (ibp_u32)entries, tmask, tinfo); break;
+                    case 1: table_flags = build_table<1, one_flag>(masks, words_bytes, (ibp_u32)entries, tmask, tinfo); break;
+                    case 2: table_flags = build_table<2, one_flag>(masks, words_bytes, (ibp_u32)entries, tmask, tinfo); break;
+                    case 4: table_flags = build_table<4, one_flag>(masks, words_bytes, (ibp_u32)entries, tmask, tinfo); break;
+                    default: table_flags = build_table<8, one_flag>(masks, words_bytes, (ibp_u32)entries, tmask, tinfo); break;
                 }
             }
         }
@@ -393,6 +400,7 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
         t.meta_ok = meta_ok;
         t.n_ok = n != 0 && (ibp_u64)(n - 1) * wb < prm.row_bytes && (ibp_u64)n * wb >= prm.row_bytes;
         t.pairs = table_ok && table_pairs;
+        t.one_entry = LEAN && SHAPE == IBP_LEAN_SHORT && (table_flags & IBP_TABLE_ONE_ENTRY) != 0;
         if (LEAN) {
             // The host launches a lean kernel only for entries whose chunks all allow it (raw chunks,
             // or tables of rows of <= 64 whole words, of the kernel's SHAPE); anything else is reported.
@@ -412,6 +420,8 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
                 by_word_width<LaneRows>(wb, !t.no_multi, prm, t, warp, lane);
             } else if (SHAPE == IBP_LEAN_LONG) {
                 by_word_width<SliceRows<true>>(wb, !t.no_multi, prm, t, warp, lane);
+            } else if (SHAPE == IBP_LEAN_SHORT && IBP_SLICE_ONE_ENTRY && t.one_entry && t.no_multi && IBP_LEAN_THREAD_PATH) {
+                by_word_width<SliceRows<false, true>>(wb, false, prm, t, warp, lane);
             } else if (SHAPE != IBP_LEAN_MID && IBP_LEAN_THREAD_PATH) {
                 by_word_width<SliceRows<false>>(wb, !t.no_multi, prm, t, warp, lane);
             } else if (SHAPE == IBP_LEAN_SHORT) {

@@ -87,6 +87,7 @@ struct TileCtx {
     bool meta_ok;              // Mask/Bitval words lie inside the metadata buffer
     bool n_ok;                 // n == ceil(row_bytes / (W/8))
     bool pairs;                // W = 32 or 16 chunk with a pair table (IBP_TILE_W32_PAIRS, IBP_TILE_W16_PAIRS): entries per group P = ceil(n/2)
+    bool one_entry;            // every entry is entry 0 (IBP_TABLE_ONE_ENTRY; short-rows kernel only, else false)
 };
 
 // Rows of at most IBP_TILE_SMALL_ROWS words through a table: a segment of S = the next power of

@@ -175,20 +175,63 @@ pub fn uniform_rows(
     noise: f64,
     raw_rows: f64,
 ) -> Vec<u8> {
-    let n = row_bytes.div_ceil(word_bytes);
-    let bits = word_bytes as u32 * 8;
-    let wmask = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+    let wmask = word_mask(word_bytes);
+    let bases: Vec<u64> = (0..row_bytes.div_ceil(word_bytes))
+        .map(|_| rng.next_u64() & wmask)
+        .collect();
+    rows_around(rng, rows, row_bytes, word_bytes, &bases, free_bits, noise, raw_rows)
+}
+
+/// Like [`uniform_rows`], but every position also has the same invariant bits, as KV-cache rows
+/// whose head dimensions are alike: an encoder gives every position one Mask and Bitval
+/// ([`one_table_entry`]).
+pub fn alike_rows(
+    rng: &mut Rng,
+    rows: usize,
+    row_bytes: usize,
+    word_bytes: usize,
+    free_bits: u32,
+    noise: f64,
+    raw_rows: f64,
+) -> Vec<u8> {
+    let base = rng.next_u64() & word_mask(word_bytes);
+    let bases = vec![base; row_bytes.div_ceil(word_bytes)];
+    rows_around(rng, rows, row_bytes, word_bytes, &bases, free_bits, noise, raw_rows)
+}
+
+/// All bits of a word of `word_bytes` bytes.
+fn word_mask(word_bytes: usize) -> u64 {
+    if word_bytes >= 8 {
+        u64::MAX
+    } else {
+        (1u64 << (8 * word_bytes)) - 1
+    }
+}
+
+/// Rows whose word j is `bases[j]` with its `free_bits` low bits random; a fraction `noise` of
+/// words and `raw_rows` of rows are random bytes. A last partial word keeps the row's bytes.
+#[allow(clippy::too_many_arguments)]
+fn rows_around(
+    rng: &mut Rng,
+    rows: usize,
+    row_bytes: usize,
+    word_bytes: usize,
+    bases: &[u64],
+    free_bits: u32,
+    noise: f64,
+    raw_rows: f64,
+) -> Vec<u8> {
+    let wmask = word_mask(word_bytes);
     let free = if free_bits >= 64 {
         u64::MAX
     } else {
         (1u64 << free_bits) - 1
     } & wmask;
-    let bases: Vec<u64> = (0..n).map(|_| rng.next_u64() & wmask).collect();
     let mut out = Vec::with_capacity(rows * row_bytes);
     for _ in 0..rows {
         let random_row = rng.unit() < raw_rows;
-        let mut row = Vec::with_capacity(n * word_bytes);
-        for base in &bases {
+        let mut row = Vec::with_capacity(bases.len() * word_bytes);
+        for base in bases {
             let w = if random_row || rng.unit() < noise {
                 rng.next_u64() & wmask
             } else {
@@ -564,6 +607,12 @@ pub fn check_shaped_kernels(
 pub fn one_field_length(m: &ChunkMeta) -> bool {
     let f = |x: &u64| m.word_width.bits() - x.count_ones();
     m.group_count > 0 && m.masks.iter().all(|x| f(x) == f(&m.masks[0]))
+}
+
+/// Whether every position of every group of a coded chunk has one Mask and one Bitval (the
+/// short-rows kernel then holds that one table entry in registers).
+pub fn one_table_entry(m: &ChunkMeta) -> bool {
+    m.group_count > 0 && m.masks.iter().all(|x| *x == m.masks[0]) && m.bitvals.iter().all(|x| *x == m.bitvals[0])
 }
 
 /// The most runs of free bits (`!Mask`) in one 32-bit half of any Mask word of `metas`.

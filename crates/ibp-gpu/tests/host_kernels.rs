@@ -19,7 +19,7 @@ use ibp_codec::{decode_chunk, decode_chunk_rows, DecoderKind, EncodeOptions};
 use ibp_format::{crc32, ErrorCode, WordWidth};
 use ibp_gpu::host::{decode_container, HostKernels, TileKernel};
 use ibp_gpu::testdata::{
-    encode_rows, few_run_entry, few_run_rows, fixed_width, float_rows, image_row_entries, long_row_entries,
+    alike_rows, encode_rows, few_run_entry, few_run_rows, fixed_width, float_rows, image_row_entries, long_row_entries,
     mixed_shape_entry, patterned_rows, record_tile_entries, sparse_rows, two_run_rows, uneven_chunk_entries,
     uniform_rows, Rng, TestEntry, FEW_RUN_SHAPES,
 };
@@ -224,6 +224,40 @@ fn generated_cases_match_cpu_decoder() {
         uniform_long >= 4,
         "only {uniform_long} uniform chunks of G = 1 and > 32 words"
     );
+    // Rows for the thread path whose positions all have one Mask and Bitval (KV-cache rows: head
+    // dimensions alike), and rows whose positions share a Mask but not a Bitval: the short-rows
+    // kernel holds a one-entry table in registers (IBP_SLICE_ONE_ENTRY), the others it reads.
+    let mut one_entry = 0;
+    for (w, words) in [
+        (WordWidth::W8, 32usize),
+        (WordWidth::W16, 32),
+        (WordWidth::W16, 7),
+        (WordWidth::W32, 16),
+        (WordWidth::W64, 8),
+        (WordWidth::W64, 2),
+    ] {
+        for (groups, align_log2) in [(1u32, 0u8), (3, 4)] {
+            for alike in [true, false] {
+                let wb = w.bytes();
+                let make = if alike { alike_rows } else { uniform_rows };
+                let data = make(&mut rng, 150, words * wb, wb, 5 * wb as u32, 0.03, 0.05);
+                let label = format!(
+                    "{} W{} n{words} G{groups} A{}",
+                    if alike { "one entry" } else { "one mask" },
+                    w.bits(),
+                    1 << align_log2
+                );
+                let case = Case::new(&data, words * wb, &fixed_width(w, groups, align_log2), 64, label);
+                if alike {
+                    one_entry += case.metas.iter().filter(|m| testdata::one_table_entry(m)).count();
+                }
+                lean += usize::from(check_case(&case, &mut rng));
+                cases += 1;
+            }
+        }
+    }
+    // (Of the 18 chunks of one group; with three groups the encoder's groups get masks of their own.)
+    assert!(one_entry >= 12, "only {one_entry} chunks with one table entry");
     // Rows of 2-16 words whose positions have different field lengths: several rows per warp pass
     // with a scan of the field lengths within each row's lanes (decode_small_rows), in the lean
     // kernel (whole words) and the general one (a partial last word), with raw rows among them.

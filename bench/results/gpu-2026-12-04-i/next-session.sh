@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# NOT RUN YET (session 2026-12-04, sixteenth: no device was lent). For the next session with a GPU:
+# run `bash tools/gpu-run.sh --prepare` and `gzip -f .devrun/data/cora-features-f32.npy` here, then
+# on the device (carry .devrun), one call per part:
+#   bash bench/results/gpu-2026-12-04-i/next-session.sh ab     # the two A/Bs below (~6-8 min)
+#   bash bench/results/gpu-2026-12-04-i/next-session.sh full   # tests, conformance, ibp verify --gpu, bench
+# A/Bs of the two switches built but not timed (GPU_NOTES entry 66), whole-entry decode, each pair
+# interleaved twice:
+#   one:  -DIBP_SLICE_ONE_ENTRY=1 against the default, on the KV-cache entries (K/V bf16, K f32:
+#         every position one table entry; K bf16 is at 0.49 / 0.46 of the D2D copy);
+#   wide: -DIBP_LONG_WIDE_READS=1 against the default, on Fashion-MNIST (256 MiB entries: whole
+#         rows; 8 MiB entries: rows in segments).
+# Adopt a switch (default 1, drop the #else branch / the flag) only where it wins in both runs.
+set -u
+[ -f .devrun/data/cora-features-f32.npy.gz ] && gunzip -f .devrun/data/cora-features-f32.npy.gz
+R=${OUT:-/tmp/out}; mkdir -p "$R"
+B=.devrun/ibp-gpu-bench
+case "${1:-ab}" in
+ab)
+    rm -rf /tmp/ab; mkdir -p /tmp/ab
+    ab() { OUT=$R IBP_BENCH_TIMEOUT=150 bash tools/gpu-ab.sh "$@" | tee -a /tmp/ab/summary.txt; }
+    for i in 1 2; do
+        ab base_$i "" $B --only minilm-kv
+        ab one_$i "-DIBP_SLICE_ONE_ENTRY=1" $B --only minilm-kv
+        ab fbase_$i "" $B --only fashion
+        ab wide_$i "-DIBP_LONG_WIDE_READS=1" $B --only fashion
+        ab fbase8_$i "" $B --only fashion --target-mib 8
+        ab wide8_$i "-DIBP_LONG_WIDE_READS=1" $B --only fashion --target-mib 8
+    done
+    {
+        python3 tools/ab_compare.py base.1=/tmp/ab/base_1/bench.log one.1=/tmp/ab/one_1/bench.log \
+            base.2=/tmp/ab/base_2/bench.log one.2=/tmp/ab/one_2/bench.log --what decode
+        python3 tools/ab_compare.py base.1=/tmp/ab/fbase_1/bench.log wide.1=/tmp/ab/wide_1/bench.log \
+            base.2=/tmp/ab/fbase_2/bench.log wide.2=/tmp/ab/wide_2/bench.log --what decode
+        python3 tools/ab_compare.py base8.1=/tmp/ab/fbase8_1/bench.log wide8.1=/tmp/ab/wide8_1/bench.log \
+            base8.2=/tmp/ab/fbase8_2/bench.log wide8.2=/tmp/ab/wide8_2/bench.log --what decode
+    } > /tmp/ab/compare.txt 2>&1
+    cat /tmp/ab/compare.txt
+    tar czf "$R/ab.tgz" -C /tmp ab
+    ;;
+full)
+    # (With a switch adopted, rebuild here first; the full run times the default build.)
+    timeout 540 bash tools/gpu-full-run.sh
+    ;;
+esac
