@@ -90,7 +90,11 @@ const AB_SWITCHES: [&[&str]; 3] = [
         "-DIBP_SLICE_RAW_VECS=0",
         "-DIBP_SLICE_BITBUF=0",
     ],
-    &["-DIBP_LEAN_HOIST=4", "-DIBP_SLICE_ONE_ENTRY=1", "-DIBP_LONG_WIDE_READS=1"],
+    &[
+        "-DIBP_LEAN_HOIST=4",
+        "-DIBP_SLICE_ONE_ENTRY=1",
+        "-DIBP_LONG_WIDE_READS=1",
+    ],
 ];
 
 #[test]
