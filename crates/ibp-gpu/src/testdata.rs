@@ -163,75 +163,51 @@ pub fn patterned_rows(
     out
 }
 
+/// Whether the word positions of [`uniform_rows`] have invariant bits of their own or share them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InvariantBits {
+    /// Each position its own random invariant bits: one Mask everywhere, a Bitval per position.
+    PerPosition,
+    /// Every position the same invariant bits, as KV-cache rows whose head dimensions are alike:
+    /// one Mask and one Bitval everywhere ([`one_table_entry`]).
+    Shared,
+}
+
 /// Like [`patterned_rows`], but every word position has the same `free_bits` free low bits, so an
-/// encoder gives every position the same field length (the GPU's uniform-field paths). Rows may be
-/// any length: a last partial word keeps the row's bytes.
+/// encoder gives every position the same field length (the GPU's uniform-field paths); the other
+/// bits per `invariant`. A fraction `noise` of words and `raw_rows` of rows are random bytes. Rows
+/// may be any length: a last partial word keeps the row's bytes.
+#[allow(clippy::too_many_arguments)]
 pub fn uniform_rows(
     rng: &mut Rng,
     rows: usize,
     row_bytes: usize,
     word_bytes: usize,
     free_bits: u32,
+    invariant: InvariantBits,
     noise: f64,
     raw_rows: f64,
 ) -> Vec<u8> {
-    let wmask = word_mask(word_bytes);
-    let bases: Vec<u64> = (0..row_bytes.div_ceil(word_bytes))
-        .map(|_| rng.next_u64() & wmask)
-        .collect();
-    rows_around(rng, rows, row_bytes, word_bytes, &bases, free_bits, noise, raw_rows)
-}
-
-/// Like [`uniform_rows`], but every position also has the same invariant bits, as KV-cache rows
-/// whose head dimensions are alike: an encoder gives every position one Mask and Bitval
-/// ([`one_table_entry`]).
-pub fn alike_rows(
-    rng: &mut Rng,
-    rows: usize,
-    row_bytes: usize,
-    word_bytes: usize,
-    free_bits: u32,
-    noise: f64,
-    raw_rows: f64,
-) -> Vec<u8> {
-    let base = rng.next_u64() & word_mask(word_bytes);
-    let bases = vec![base; row_bytes.div_ceil(word_bytes)];
-    rows_around(rng, rows, row_bytes, word_bytes, &bases, free_bits, noise, raw_rows)
-}
-
-/// All bits of a word of `word_bytes` bytes.
-fn word_mask(word_bytes: usize) -> u64 {
-    if word_bytes >= 8 {
+    let n = row_bytes.div_ceil(word_bytes);
+    let wmask = if word_bytes >= 8 {
         u64::MAX
     } else {
         (1u64 << (8 * word_bytes)) - 1
-    }
-}
-
-/// Rows whose word j is `bases[j]` with its `free_bits` low bits random; a fraction `noise` of
-/// words and `raw_rows` of rows are random bytes. A last partial word keeps the row's bytes.
-#[allow(clippy::too_many_arguments)]
-fn rows_around(
-    rng: &mut Rng,
-    rows: usize,
-    row_bytes: usize,
-    word_bytes: usize,
-    bases: &[u64],
-    free_bits: u32,
-    noise: f64,
-    raw_rows: f64,
-) -> Vec<u8> {
-    let wmask = word_mask(word_bytes);
+    };
     let free = if free_bits >= 64 {
         u64::MAX
     } else {
         (1u64 << free_bits) - 1
     } & wmask;
+    let bases: Vec<u64> = match invariant {
+        InvariantBits::PerPosition => (0..n).map(|_| rng.next_u64() & wmask).collect(),
+        InvariantBits::Shared => vec![rng.next_u64() & wmask; n],
+    };
     let mut out = Vec::with_capacity(rows * row_bytes);
     for _ in 0..rows {
         let random_row = rng.unit() < raw_rows;
-        let mut row = Vec::with_capacity(bases.len() * word_bytes);
-        for base in bases {
+        let mut row = Vec::with_capacity(n * word_bytes);
+        for base in &bases {
             let w = if random_row || rng.unit() < noise {
                 rng.next_u64() & wmask
             } else {

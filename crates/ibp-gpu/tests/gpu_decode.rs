@@ -11,7 +11,7 @@ use ibp_format::{crc32, ChunkMeta, ErrorCode, WordWidth};
 use ibp_gpu::testdata::{
     encode_rows, few_run_entry, few_run_rows, fixed_width, float_rows, image_row_entries, long_row_entries,
     mixed_shape_entry, patterned_rows, read_npy, record_tile_entries, sparse_rows, two_run_rows, uneven_chunk_entries,
-    uniform_rows, Rng, TestEntry, FEW_RUN_SHAPES,
+    uniform_rows, InvariantBits, Rng, TestEntry, FEW_RUN_SHAPES,
 };
 use ibp_gpu::{
     testdata, ChunkForm, EntryLayout, GpuDevice, GpuEntry, GpuError, HostEntry, LeanShape, PayloadHome, RowSegments,
@@ -363,7 +363,16 @@ fn uniform_field_lengths_match_cpu_decoder() {
                 }
                 let row_bytes = words * wb - trim;
                 let free = 1 + rng.below(wb as u64 * 8 - 1) as u32;
-                let data = uniform_rows(&mut rng, 150, row_bytes, wb, free, 0.03, 0.05);
+                let data = uniform_rows(
+                    &mut rng,
+                    150,
+                    row_bytes,
+                    wb,
+                    free,
+                    InvariantBits::PerPosition,
+                    0.03,
+                    0.05,
+                );
                 let opts = fixed_width(w, groups, align_log2);
                 let label = format!("uniform W{} {row_bytes} B G{groups} A{}", w.bits(), 1 << align_log2);
                 cases.push(Case::new(&data, row_bytes, &opts, 64, label));
@@ -632,7 +641,16 @@ fn corrupt_records_rejected_like_cpu() {
         (WordWidth::W32, 2, 1, 128),
         (WordWidth::W64, 0, 1, 800),
     ] {
-        let data = uniform_rows(&mut rng, 64, row_bytes, w.bytes(), 2 * w.bytes() as u32, 0.05, 0.1);
+        let data = uniform_rows(
+            &mut rng,
+            64,
+            row_bytes,
+            w.bytes(),
+            2 * w.bytes() as u32,
+            InvariantBits::PerPosition,
+            0.05,
+            0.1,
+        );
         corrupt_and_compare(&dev, &mut rng, &data, row_bytes, w, align_log2, groups, &mut checked);
     }
     // Rows the lean tile kernel takes (<= 32 words, at most two runs of free bits per position).

@@ -19,9 +19,9 @@ use ibp_codec::{decode_chunk, decode_chunk_rows, DecoderKind, EncodeOptions};
 use ibp_format::{crc32, ErrorCode, WordWidth};
 use ibp_gpu::host::{decode_container, HostKernels, TileKernel};
 use ibp_gpu::testdata::{
-    alike_rows, encode_rows, few_run_entry, few_run_rows, fixed_width, float_rows, image_row_entries, long_row_entries,
+    encode_rows, few_run_entry, few_run_rows, fixed_width, float_rows, image_row_entries, long_row_entries,
     mixed_shape_entry, patterned_rows, record_tile_entries, sparse_rows, two_run_rows, uneven_chunk_entries,
-    uniform_rows, Rng, TestEntry, FEW_RUN_SHAPES,
+    uniform_rows, InvariantBits, Rng, TestEntry, FEW_RUN_SHAPES,
 };
 use ibp_gpu::{testdata, ChunkForm, LeanShape, RowSegments};
 use std::path::Path;
@@ -207,7 +207,16 @@ fn generated_cases_match_cpu_decoder() {
         for words in [17usize, 33, 64] {
             for groups in [1u32, 3] {
                 let wb = w.bytes();
-                let data = uniform_rows(&mut rng, 150, words * wb, wb, 3 * wb as u32, 0.1, 0.05);
+                let data = uniform_rows(
+                    &mut rng,
+                    150,
+                    words * wb,
+                    wb,
+                    3 * wb as u32,
+                    InvariantBits::PerPosition,
+                    0.1,
+                    0.05,
+                );
                 let label = format!("uniform W{} n{words} G{groups}", w.bits());
                 let case = Case::new(&data, words * wb, &fixed_width(w, groups, 4), 64, label);
                 uniform_long += case
@@ -239,8 +248,12 @@ fn generated_cases_match_cpu_decoder() {
         for (groups, align_log2) in [(1u32, 0u8), (3, 4)] {
             for alike in [true, false] {
                 let wb = w.bytes();
-                let make = if alike { alike_rows } else { uniform_rows };
-                let data = make(&mut rng, 150, words * wb, wb, 5 * wb as u32, 0.03, 0.05);
+                let invariant = if alike {
+                    InvariantBits::Shared
+                } else {
+                    InvariantBits::PerPosition
+                };
+                let data = uniform_rows(&mut rng, 150, words * wb, wb, 5 * wb as u32, invariant, 0.03, 0.05);
                 let label = format!(
                     "{} W{} n{words} G{groups} A{}",
                     if alike { "one entry" } else { "one mask" },
