@@ -86,6 +86,44 @@ __device__ __forceinline__ ibp_u32 warp_inclusive_scan(ibp_u32 x) {
     return x;
 }
 
+// IBP_ROUND_BALLOT_SCAN=1: a gather round whose fields are all 0 or W bits long (positions wholly
+// invariant or wholly free: sparse rows such as Cora's, where 99 % of positions are invariant
+// zeros) takes its field offsets and totals from ballots and popcounts of the W-bit fields
+// instead of the five-step shuffle scan and the shuffle of its total: three votes on the round's
+// dependent chain instead of six shuffles (decode_coded_span, decode_table_span).
+// Built and checked on the CPU-run kernels, not yet timed on a GPU, so off by default (GPU_NOTES
+// entry 66).
+#ifndef IBP_ROUND_BALLOT_SCAN
+#define IBP_ROUND_BALLOT_SCAN 0
+#endif
+
+// Lanes 0 .. lane of the warp (the special register on the GPU).
+__device__ __forceinline__ ibp_u32 lanemask_le(ibp_u32 lane) {
+#ifdef __CUDA_ARCH__
+    ibp_u32 m;
+    asm("mov.u32 %0, %%lanemask_le;" : "=r"(m));
+    return m;
+#else
+    return 0xffffffffu >> (31u - lane);
+#endif
+}
+
+// The inclusive scan over the warp of fa | fb << 16 (two rounds' field lengths, fb = 0 for one
+// round), and in sums its value at lane 31 (the rounds' totals).
+__device__ __forceinline__ ibp_u32 round_scan(ibp_u32 fa, ibp_u32 fb, ibp_u32 W, ibp_u32 lane, ibp_u32& sums) {
+#if IBP_ROUND_BALLOT_SCAN
+    if (__all_sync(FULL_MASK, (fa == 0 || fa == W) && (fb == 0 || fb == W))) {
+        const ibp_u32 upto = lanemask_le(lane);
+        const ibp_u32 wide_a = __ballot_sync(FULL_MASK, fa != 0), wide_b = __ballot_sync(FULL_MASK, fb != 0);
+        sums = W * (__popc(wide_a) | __popc(wide_b) << 16);
+        return W * (__popc(wide_a & upto) | __popc(wide_b & upto) << 16);
+    }
+#endif
+    const ibp_u32 x = warp_inclusive_scan(fa | (fb << 16));
+    sums = __shfl_sync(FULL_MASK, x, 31);
+    return x;
+}
+
 
 // Stores word j (WB bytes, or its low `nbytes` bytes for a partial last word) at dst.
 template <int WB>
@@ -137,8 +175,8 @@ __device__ __forceinline__ ibp_u32 decode_coded_span(const Rec& rec, ibp_u8* dst
         }
         const ibp_u32 fa = pa ? W - (ibp_u32)(WB == 8 ? __popcll((ibp_u64)ma) : __popc((ibp_u32)ma)) : W;
         const ibp_u32 fb = active_b ? (pb ? W - (ibp_u32)(WB == 8 ? __popcll((ibp_u64)mb) : __popc((ibp_u32)mb)) : W) : 0u;
-        const ibp_u32 x = warp_inclusive_scan(fa | (fb << 16));
-        const ibp_u32 sums = __shfl_sync(FULL_MASK, x, 31);
+        ibp_u32 sums;
+        const ibp_u32 x = round_scan(fa, fb, W, lane, sums);
         const ibp_u32 bits_a = sums & 0xffffu, bits_b = sums >> 16;
         if (pos + bits_a + bits_b > total_bits) return IBP_STATUS_ROW_LENGTH;
         const R wmask = (R)(WB == 8 ? ~0ull : (ibp_u64)low_mask32(W));
@@ -172,6 +210,10 @@ __device__ __forceinline__ ibp_u32 decode_coded_span(const Rec& rec, ibp_u8* dst
             b_next = (R)__ldg(bitvals + j + 32);
         }
         const ibp_u32 f = active ? (p ? W - (ibp_u32)(WB == 8 ? __popcll((ibp_u64)m) : __popc((ibp_u32)m)) : W) : 0u;
+#if IBP_ROUND_BALLOT_SCAN
+        ibp_u32 round_bits;
+        const ibp_u32 x = round_scan(f, 0u, W, lane, round_bits);
+#else
         ibp_u32 x = f;  // inclusive warp scan of field lengths
 #pragma unroll
         for (int d = 1; d < 32; d <<= 1) {
@@ -179,6 +221,7 @@ __device__ __forceinline__ ibp_u32 decode_coded_span(const Rec& rec, ibp_u8* dst
             if (lane >= (ibp_u32)d) x += y;
         }
         const ibp_u32 round_bits = __shfl_sync(FULL_MASK, x, 31);
+#endif
         if (pos + round_bits > total_bits) return IBP_STATUS_ROW_LENGTH;
         if (active) {
             const ibp_u32 s = pos + (x - f);

@@ -273,8 +273,8 @@ __device__ __forceinline__ ibp_u32 decode_table_span(const ibp_u32* w, ibp_u32 b
         const uint4 tmb = tmask[jbt], tib = tinfo[jbt];
         const ibp_u32 fa = field_bits(pa, tia, W);
         const ibp_u32 fb = active_b ? field_bits(pb, tib, W) : 0u;
-        const ibp_u32 x = warp_inclusive_scan(fa | (fb << 16));
-        const ibp_u32 sums = __shfl_sync(FULL_MASK, x, 31);
+        ibp_u32 sums;
+        const ibp_u32 x = round_scan(fa, fb, W, lane, sums);
         const ibp_u32 bits_a = sums & 0xffffu, bits_b = sums >> 16;
         if (pos + bits_a + bits_b > total_bits) return IBP_STATUS_ROW_LENGTH;
         const ibp_u32 sa = base + pos + (x & 0xffffu) - fa;
@@ -297,8 +297,8 @@ __device__ __forceinline__ ibp_u32 decode_table_span(const ibp_u32* w, ibp_u32 b
         const uint4 tm = tmask[jt];
         const uint4 ti = tinfo[jt];
         const ibp_u32 f = active ? field_bits(p, ti, W) : 0u;
-        const ibp_u32 x = warp_inclusive_scan(f);  // bit offsets of the fields within the round
-        const ibp_u32 round_bits = __shfl_sync(FULL_MASK, x, 31);
+        ibp_u32 round_bits;
+        const ibp_u32 x = round_scan(f, 0u, W, lane, round_bits);  // bit offsets of the fields within the round
         if (pos + round_bits > total_bits) return IBP_STATUS_ROW_LENGTH;
         if (active) {
             const typename Word<WB>::R word = table_word<WB>(w, base + pos + (x - f), p, tm, ti);

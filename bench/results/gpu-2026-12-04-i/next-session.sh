@@ -2,14 +2,16 @@
 # NOT RUN YET (session 2026-12-04, sixteenth: no device was lent). For the next session with a GPU:
 # run `bash tools/gpu-run.sh --prepare` and `gzip -f .devrun/data/cora-features-f32.npy` here, then
 # on the device (carry .devrun), one call per part:
-#   bash bench/results/gpu-2026-12-04-i/next-session.sh ab     # the two A/Bs below (~6-8 min)
-#   bash bench/results/gpu-2026-12-04-i/next-session.sh full   # tests, conformance, ibp verify --gpu, bench
-# A/Bs of the two switches built but not timed (GPU_NOTES entry 66), whole-entry decode, each pair
-# interleaved twice:
-#   one:  -DIBP_SLICE_ONE_ENTRY=1 against the default, on the KV-cache entries (K/V bf16, K f32:
-#         every position one table entry; K bf16 is at 0.49 / 0.46 of the D2D copy);
-#   wide: -DIBP_LONG_WIDE_READS=1 against the default, on Fashion-MNIST (256 MiB entries: whole
-#         rows; 8 MiB entries: rows in segments).
+#   bash bench/results/gpu-2026-12-04-i/next-session.sh ab       # decode A/Bs below (~6-8 min)
+#   bash bench/results/gpu-2026-12-04-i/next-session.sh gathers  # the gather A/B below (~4-6 min)
+#   bash bench/results/gpu-2026-12-04-i/next-session.sh full     # tests, conformance, ibp verify --gpu, bench
+# A/Bs of the three switches built but not timed (GPU_NOTES entry 66), each pair interleaved twice:
+#   one:    -DIBP_SLICE_ONE_ENTRY=1 against the default, whole-entry decode of the KV-cache entries
+#           (K/V bf16, K f32: every position one table entry; K bf16 is at 0.49 / 0.46 of the D2D copy);
+#   wide:   -DIBP_LONG_WIDE_READS=1 against the default, whole-entry decode of Fashion-MNIST (256 MiB
+#           entries: whole rows; 8 MiB entries: rows in segments);
+#   ballot: -DIBP_ROUND_BALLOT_SCAN=1 against the default, host gathers of Cora and of f32 rows at 5 %
+#           non-zero (IBP/ideal at 1K-16K-row batches: 0.65-0.96).
 # Adopt a switch (default 1, drop the #else branch / the flag) only where it wins in both runs.
 set -u
 [ -f .devrun/data/cora-features-f32.npy.gz ] && gunzip -f .devrun/data/cora-features-f32.npy.gz
@@ -34,6 +36,32 @@ ab)
             base.2=/tmp/ab/fbase_2/bench.log wide.2=/tmp/ab/wide_2/bench.log --what decode
         python3 tools/ab_compare.py base8.1=/tmp/ab/fbase8_1/bench.log wide8.1=/tmp/ab/wide8_1/bench.log \
             base8.2=/tmp/ab/fbase8_2/bench.log wide8.2=/tmp/ab/wide8_2/bench.log --what decode
+    } > /tmp/ab/compare.txt 2>&1
+    cat /tmp/ab/compare.txt
+    tar czf "$R/ab.tgz" -C /tmp ab
+    ;;
+gathers)
+    rm -rf /tmp/ab; mkdir -p /tmp/ab
+    gab() {
+        local name=$1 defines=$2
+        shift 2
+        local s=$(date +%s)
+        OUT=/tmp/ab/$name IBP_SKIP_TESTS=1 IBP_RUN_MEMCHECK=0 IBP_BENCH_TIMEOUT=150 IBP_KERNEL_DEFINES="$defines" \
+            bash tools/gpu-run.sh --target-mib 256 --reps 9 --batches 1024,4096,16384 "$@" >"/tmp/ab/$name.run.log" 2>&1
+        echo "$name rc $? $(($(date +%s) - s)) s" | tee -a /tmp/ab/summary.txt
+        tar czf "$R/ab.tgz" -C /tmp ab
+    }
+    for i in 1 2; do
+        gab gbase_$i "" --only cora
+        gab ballot_$i "-DIBP_ROUND_BALLOT_SCAN=1" --only cora
+        gab sbase_$i "" --only f32-sparse --row-bytes 1024
+        gab sballot_$i "-DIBP_ROUND_BALLOT_SCAN=1" --only f32-sparse --row-bytes 1024
+    done
+    {
+        python3 tools/ab_compare.py base.1=/tmp/ab/gbase_1/bench.log ballot.1=/tmp/ab/ballot_1/bench.log \
+            base.2=/tmp/ab/gbase_2/bench.log ballot.2=/tmp/ab/ballot_2/bench.log --what gathers
+        python3 tools/ab_compare.py base.1=/tmp/ab/sbase_1/bench.log ballot.1=/tmp/ab/sballot_1/bench.log \
+            base.2=/tmp/ab/sbase_2/bench.log ballot.2=/tmp/ab/sballot_2/bench.log --what gathers
     } > /tmp/ab/compare.txt 2>&1
     cat /tmp/ab/compare.txt
     tar czf "$R/ab.tgz" -C /tmp ab

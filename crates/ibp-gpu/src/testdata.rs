@@ -336,7 +336,7 @@ pub fn long_row_entries(rng: &mut Rng, rows: usize) -> Vec<TestEntry> {
         (WordWidth::W64, 4, 3, 128, 0, true),
         (WordWidth::W64, 7, 1, 257, 3, false),
     ];
-    shapes
+    let mut entries: Vec<TestEntry> = shapes
         .into_iter()
         .map(|(w, align_log2, groups, words, runs, partial)| {
             let wb = w.bytes();
@@ -350,7 +350,26 @@ pub fn long_row_entries(rng: &mut Rng, rows: usize) -> Vec<TestEntry> {
             let label = format!("W{} n{words} G{groups} A{}", w.bits(), 1 << align_log2);
             TestEntry::new(&data, row_bytes, &fixed_width(w, groups, align_log2), 64, label)
         })
-        .collect()
+        .collect();
+    // Sparse rows (as Cora's): every position an invariant zero, so every field is 0 or W bits (the
+    // gathers' ballot scan, IBP_ROUND_BALLOT_SCAN).
+    let data = sparse_rows(rng, rows, 2048, 0.01);
+    entries.push(TestEntry::new(
+        &data,
+        2048,
+        &fixed_width(WordWidth::W64, 1, 4),
+        64,
+        "sparse W64 n256 G1 A16".into(),
+    ));
+    entries
+}
+
+/// Whether every position of a coded chunk is wholly invariant or wholly free (Mask all ones or
+/// zero), so every field is 0 or W bits.
+pub fn fields_none_or_whole(m: &ChunkMeta) -> bool {
+    let bits = m.word_width.bits();
+    let all = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+    m.group_count > 0 && m.masks.iter().all(|&x| x & all == all || x & all == 0)
 }
 
 /// Entries whose coded chunks are no cheaper to read than raw rows ([`crate::ChunkForm`]): float
