@@ -2,16 +2,19 @@
 //! damaged chunk with its entry, chunk, row (when known) and error code. With `--gpu` every chunk
 //! the CPU decodes is decoded on the GPU as well and must come out byte for byte the same.
 
-use crate::cli::{GpuPayloadArg, VerifyArgs};
+use crate::cli::VerifyArgs;
 use crate::commands::open_container;
 use crate::error::{CliError, CliResult, ErrorKind};
 use crate::progress::Ui;
 use ibp_codec::DecoderKind;
 use ibp_codec::{ContainerReader, Limits};
-use ibp_gpu::{CudaSlice, CudaStream, GpuDevice, GpuEntry, GpuError, PayloadHome};
 use serde::Serialize;
+use std::fs::File;
+use std::io::BufReader;
 use std::path::Path;
-use std::sync::Arc;
+
+mod gpu_check;
+pub use gpu_check::GpuCheck;
 
 /// One damaged chunk.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
@@ -63,87 +66,22 @@ fn row_in_detail(detail: &str) -> Option<u64> {
     digits.parse().ok()
 }
 
-/// The GPU of `verify --gpu`: a device, a stream, and where entries' payloads go.
-pub struct GpuCheck {
-    device: Arc<GpuDevice>,
-    stream: Arc<CudaStream>,
-    home: PayloadHome,
-}
+/// What a second decoder says about data it rejects: the spec's error code and the detail.
+pub type DataError = (String, String);
 
-/// A CUDA failure that is not about the data: exit 4.
-fn gpu_failure(e: GpuError) -> CliError {
-    CliError::gpu(e.is_no_gpu(), e.to_string())
-}
+/// The reader `verify` decodes with.
+pub type Reader = ContainerReader<BufReader<File>>;
 
-impl GpuCheck {
-    /// Opens CUDA device `ordinal` (its kernels compiled by NVRTC); `E_NO_GPU` where none can be used.
-    pub fn open(ordinal: usize, payload: GpuPayloadArg) -> CliResult<GpuCheck> {
-        if let Some(reason) = ibp_gpu::gpu_unavailable_reason() {
-            return Err(CliError::gpu(true, format!("no GPU: {reason}")));
-        }
-        let device = GpuDevice::new(ordinal).map_err(gpu_failure)?;
-        let stream = device.new_stream().map_err(gpu_failure)?;
-        let home = match payload {
-            GpuPayloadArg::Device => PayloadHome::Device,
-            GpuPayloadArg::Host => PayloadHome::HostMapped,
-        };
-        Ok(GpuCheck { device, stream, home })
-    }
-
-    /// How the report names this decoder.
-    fn label(&self) -> String {
-        let memory = match self.home {
-            PayloadHome::Device => "device",
-            PayloadHome::HostMapped => "pinned host",
-        };
-        format!("gpu ({}, payload in {memory} memory)", self.device.name())
-    }
-
-    /// Loads entry `entry` (every chunk as stored): `Ok(Err(..))` when the GPU loader rejects the
-    /// data, with its spec code and detail.
-    fn load<R: std::io::Read + std::io::Seek>(
-        &self,
-        reader: &mut ContainerReader<R>,
-        entry: usize,
-    ) -> CliResult<Result<GpuEntry, (String, String)>> {
-        match GpuEntry::from_reader(&self.device, reader, entry, self.home) {
-            Ok(loaded) => Ok(Ok(loaded)),
-            Err(GpuError::Format(e)) => Ok(Err((e.code.as_str().to_owned(), e.detail))),
-            Err(e) => Err(gpu_failure(e)),
-        }
-    }
-
-    /// Decodes chunk `chunk` of `entry` (`bytes` bytes) on the GPU into `out` (grown as needed)
-    /// and copies it back: `Ok(Err(..))` when the kernels report a data error.
-    fn decode_chunk(
-        &self,
-        entry: &GpuEntry,
-        chunk: usize,
-        bytes: usize,
-        out: &mut Option<CudaSlice<u8>>,
-    ) -> CliResult<Result<Vec<u8>, (String, String)>> {
-        if out.as_ref().is_none_or(|o| o.len() < bytes) {
-            let buffer = self
-                .stream
-                .alloc_zeros::<u8>(bytes.max(1))
-                .map_err(|e| CliError::gpu(false, format!("allocating {bytes} bytes of GPU memory: {e}")))?;
-            *out = Some(buffer);
-        }
-        let buffer = out.as_mut().expect("allocated above");
-        let decoded = entry
-            .decode_chunk(chunk, buffer, &self.stream)
-            .and_then(|pending| pending.wait());
-        match decoded {
-            Ok(()) => {}
-            Err(GpuError::Format(e)) => return Ok(Err((e.code.as_str().to_owned(), e.detail))),
-            Err(e) => return Err(gpu_failure(e)),
-        }
-        let host = self
-            .stream
-            .clone_dtoh(&buffer.slice(..bytes))
-            .map_err(|e| CliError::gpu(false, format!("copying decoded rows back: {e}")))?;
-        Ok(Ok(host))
-    }
+/// A second decoder whose bytes `verify` checks against the CPU decoder's: the GPU for `--gpu`
+/// ([`GpuCheck`]). Data it rejects comes back as `Ok(Err(..))`; a failure of the decoder itself
+/// (no GPU, a CUDA error) as `Err`, which stops `verify`.
+pub trait SecondDecoder {
+    /// How the report names it.
+    fn label(&self) -> String;
+    /// Takes entry `entry` of `reader` (payload CRCs checked) for the chunk decodes that follow.
+    fn load_entry(&mut self, reader: &mut Reader, entry: usize) -> CliResult<Result<(), DataError>>;
+    /// Decodes chunk `chunk` (`bytes` bytes of rows) of the entry loaded last.
+    fn decode_chunk(&mut self, chunk: usize, bytes: usize) -> CliResult<Result<Vec<u8>, DataError>>;
 }
 
 /// The first row where two decodes of a chunk differ (rows of `row_bytes` bytes; a length
@@ -158,10 +96,16 @@ fn first_differing_row(a: &[u8], b: &[u8], row_bytes: usize) -> Option<u64> {
 }
 
 /// Checks the whole file. Header, footer or directory damage is an error (nothing else can be
-/// located without them); chunk damage is collected. With `gpu`, every chunk the CPU decodes is
-/// decoded on the GPU too, and a difference (or a GPU rejection of data the CPU accepts) is an
-/// `E_DECODER_MISMATCH` problem.
-pub fn check(path: &Path, oracle: bool, gpu: Option<&GpuCheck>, ui: Ui, limits: Limits) -> CliResult<VerifyResult> {
+/// located without them); chunk damage is collected. With `second` (the GPU for `--gpu`), every
+/// chunk the CPU decodes is decoded by it too, and a difference (or a rejection of data the CPU
+/// accepts) is an `E_DECODER_MISMATCH` problem.
+pub fn check(
+    path: &Path,
+    oracle: bool,
+    mut second: Option<&mut dyn SecondDecoder>,
+    ui: Ui,
+    limits: Limits,
+) -> CliResult<VerifyResult> {
     let mut reader = open_container(path, limits)?;
     let entries = reader.entries().to_vec();
     let total: u64 = entries.iter().map(|e| e.chunks.len() as u64).sum();
@@ -170,7 +114,7 @@ pub fn check(path: &Path, oracle: bool, gpu: Option<&GpuCheck>, ui: Ui, limits: 
     if oracle {
         decoders.push("oracle".to_owned());
     }
-    decoders.extend(gpu.map(GpuCheck::label));
+    decoders.extend(second.as_ref().map(|d| d.label()));
     let mut result = VerifyResult {
         file: path.display().to_string(),
         decoders,
@@ -180,12 +124,11 @@ pub fn check(path: &Path, oracle: bool, gpu: Option<&GpuCheck>, ui: Ui, limits: 
         rows_ok: 0,
         problems: Vec::new(),
     };
-    let mut gpu_out = None;
     for (ei, e) in entries.iter().enumerate() {
-        // The GPU loads the entry whole; where it rejects it, the CPU's checks say whether the
-        // entry is damaged (then nothing more to say) or the GPU disagrees (a problem below).
-        let gpu_entry = match gpu {
-            Some(g) => Some(g.load(&mut reader, ei)?),
+        // The second decoder takes the entry whole; where it rejects it, the CPU's checks say
+        // whether the entry is damaged (then nothing more to say) or the two disagree (below).
+        let loaded = match second.as_deref_mut() {
+            Some(d) => Some(d.load_entry(&mut reader, ei)?),
             None => None,
         };
         let problems_before = result.problems.len();
@@ -223,23 +166,26 @@ pub fn check(path: &Path, oracle: bool, gpu: Option<&GpuCheck>, ui: Ui, limits: 
                 },
                 Ok(fast) => Ok(fast),
             };
-            // The GPU's bytes for a chunk the CPU decodes.
-            let outcome = match (outcome, gpu.zip(gpu_entry.as_ref())) {
-                (Ok(fast), Some((g, Ok(loaded)))) => match g.decode_chunk(loaded, ci, fast.len(), &mut gpu_out)? {
+            // The second decoder's bytes for a chunk the CPU decodes.
+            let outcome = match (outcome, second.as_deref_mut(), &loaded) {
+                (Ok(fast), Some(d), Some(Ok(()))) => match d.decode_chunk(ci, fast.len())? {
                     Err((code, detail)) => Err(problem(
                         "E_DECODER_MISMATCH",
-                        format!("the GPU decoder fails a chunk the CPU decodes: {code}: {detail}"),
-                        // (The GPU names the entry's row.)
+                        format!(
+                            "the {} decoder fails a chunk the CPU decodes: {code}: {detail}",
+                            d.label()
+                        ),
+                        // (It names the entry's row.)
                         row_in_detail(&detail).and_then(|r| r.checked_sub(chunk_start)),
                     )),
                     Ok(got) if got != fast => Err(problem(
                         "E_DECODER_MISMATCH",
-                        "the GPU and CPU decoders disagree".to_owned(),
+                        format!("the {} and CPU decoders disagree", d.label()),
                         first_differing_row(&got, &fast, e.row_bytes as usize),
                     )),
                     Ok(_) => Ok(()),
                 },
-                (outcome, _) => outcome.map(drop),
+                (outcome, _, _) => outcome.map(drop),
             };
             match outcome {
                 Ok(()) => {
@@ -250,7 +196,7 @@ pub fn check(path: &Path, oracle: bool, gpu: Option<&GpuCheck>, ui: Ui, limits: 
             }
             bar.inc(1);
         }
-        if let Some(Err((code, detail))) = &gpu_entry {
+        if let (Some(Err((code, detail))), Some(d)) = (&loaded, second.as_deref()) {
             if result.problems.len() == problems_before {
                 result.problems.push(Problem {
                     entry: e.name.clone(),
@@ -258,7 +204,10 @@ pub fn check(path: &Path, oracle: bool, gpu: Option<&GpuCheck>, ui: Ui, limits: 
                     chunk: 0,
                     row: None,
                     code: "E_DECODER_MISMATCH".to_owned(),
-                    detail: format!("the GPU loader rejects an entry the CPU decodes: {code}: {detail}"),
+                    detail: format!(
+                        "the {} decoder rejects an entry the CPU decodes: {code}: {detail}",
+                        d.label()
+                    ),
                 });
             }
         }
@@ -270,12 +219,13 @@ pub fn check(path: &Path, oracle: bool, gpu: Option<&GpuCheck>, ui: Ui, limits: 
 /// Runs `ibp verify`: one line per problem on stderr, a summary on stdout (or JSON); exit 2 when
 /// anything is damaged.
 pub fn run(args: &VerifyArgs, ui: Ui, limits: Limits) -> CliResult<()> {
-    let gpu = if args.gpu {
+    let mut gpu = if args.gpu {
         Some(GpuCheck::open(args.device, args.gpu_payload)?)
     } else {
         None
     };
-    let r = check(&args.input, args.oracle, gpu.as_ref(), ui, limits)?;
+    let second = gpu.as_mut().map(|g| g as &mut dyn SecondDecoder);
+    let r = check(&args.input, args.oracle, second, ui, limits)?;
     for p in &r.problems {
         let row = p.row.map(|r| format!(" row {r}")).unwrap_or_default();
         eprintln!(
@@ -328,6 +278,159 @@ mod tests {
     fn finds_rows_in_details() {
         assert_eq!(row_in_detail("entry \"w\" chunk 3: row 17: bad padding"), Some(17));
         assert_eq!(row_in_detail("payload CRC 0x1 != 0x2"), None);
+    }
+
+    /// A second decoder made of the CPU decoder's bytes, with the faults a test asks for.
+    #[derive(Default)]
+    struct Stand {
+        chunks: Vec<Vec<u8>>,
+        entry: usize,
+        /// Flip this byte of (entry, chunk).
+        flip: Option<(usize, usize, usize)>,
+        /// Reject this entry when loading it.
+        reject_entry: Option<usize>,
+        /// Fail this (entry, chunk) with a data error naming entry row `row`.
+        fail_chunk: Option<(usize, usize, u64)>,
+        /// Fail every decode as a broken device would.
+        broken: bool,
+    }
+
+    impl SecondDecoder for Stand {
+        fn label(&self) -> String {
+            "stand-in".into()
+        }
+
+        fn load_entry(&mut self, reader: &mut Reader, entry: usize) -> CliResult<Result<(), DataError>> {
+            self.entry = entry;
+            if self.reject_entry == Some(entry) {
+                return Ok(Err(("E_LAYOUT".into(), "no such layout here".into())));
+            }
+            let chunks = reader.entries()[entry].chunks.len();
+            self.chunks = (0..chunks)
+                .map(|c| reader.decode_chunk(entry, c, DecoderKind::Oracle).unwrap_or_default())
+                .collect();
+            Ok(Ok(()))
+        }
+
+        fn decode_chunk(&mut self, chunk: usize, bytes: usize) -> CliResult<Result<Vec<u8>, DataError>> {
+            if self.broken {
+                return Err(CliError::gpu(false, "the device fell over"));
+            }
+            if let Some((e, c, row)) = self.fail_chunk {
+                if (e, c) == (self.entry, chunk) {
+                    return Ok(Err(("E_PADDING".into(), format!("row {row} (request 0): padding"))));
+                }
+            }
+            let mut got = self.chunks[chunk].clone();
+            assert_eq!(got.len(), bytes, "the chunk's size is asked for");
+            if let Some((e, c, byte)) = self.flip {
+                if (e, c) == (self.entry, chunk) {
+                    got[byte] ^= 4;
+                }
+            }
+            Ok(Ok(got))
+        }
+    }
+
+    /// A file of two entries: "a" (120 rows of 40 bytes in chunks of 50 rows) and "b" (30 rows).
+    fn two_entries(dir: &Path) -> std::path::PathBuf {
+        let a: Vec<u8> = (0..120u32 * 10)
+            .flat_map(|i| ((i % 37) as f32 * 0.25).to_le_bytes())
+            .collect();
+        let b: Vec<u8> = (0..30u32 * 4).flat_map(|i| (i as f32).to_le_bytes()).collect();
+        let opts = ibp_codec::EncodeOptions {
+            chunk_rows: Some(50),
+            ..Default::default()
+        };
+        let bytes = ibp_codec::encode_to_vec(
+            &[
+                ("a", ibp_format::Dtype::F32, &[120, 10], 40, &a),
+                ("b", ibp_format::Dtype::F32, &[30, 4], 16, &b),
+            ],
+            &opts,
+        )
+        .unwrap();
+        let path = dir.join("two.ibp");
+        std::fs::write(&path, bytes).unwrap();
+        path
+    }
+
+    fn verify_with(path: &Path, stand: &mut Stand) -> CliResult<VerifyResult> {
+        check(
+            path,
+            false,
+            Some(stand as &mut dyn SecondDecoder),
+            Ui { quiet: true },
+            Limits::default(),
+        )
+    }
+
+    #[test]
+    fn a_second_decoder_that_agrees_passes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = two_entries(dir.path());
+        let r = verify_with(&path, &mut Stand::default()).unwrap();
+        assert!(r.is_ok(), "{:?}", r.problems);
+        assert_eq!((r.chunks, r.chunks_ok, r.rows_ok), (4, 4, 150));
+        assert_eq!(r.decoders, ["fast", "stand-in"]);
+    }
+
+    #[test]
+    fn second_decoder_disagreements_are_located() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = two_entries(dir.path());
+        // A byte of chunk 1's row 3 (entry row 53) differs.
+        let mut stand = Stand {
+            flip: Some((0, 1, 3 * 40 + 7)),
+            ..Default::default()
+        };
+        let r = verify_with(&path, &mut stand).unwrap();
+        assert_eq!(r.problems.len(), 1, "{:?}", r.problems);
+        let p = &r.problems[0];
+        assert_eq!(
+            (p.code.as_str(), p.entry.as_str(), p.chunk, p.row),
+            ("E_DECODER_MISMATCH", "a", 1, Some(53))
+        );
+        assert!(p.detail.contains("stand-in and CPU decoders disagree"), "{}", p.detail);
+        assert_eq!((r.chunks_ok, r.rows_ok), (3, 100));
+        // A data error on a chunk the CPU decodes names the entry's row it gives.
+        let mut stand = Stand {
+            fail_chunk: Some((0, 2, 117)),
+            ..Default::default()
+        };
+        let r = verify_with(&path, &mut stand).unwrap();
+        assert_eq!(r.problems.len(), 1, "{:?}", r.problems);
+        let p = &r.problems[0];
+        assert_eq!((p.code.as_str(), p.chunk, p.row), ("E_DECODER_MISMATCH", 2, Some(117)));
+        assert!(
+            p.detail.contains("fails a chunk the CPU decodes: E_PADDING"),
+            "{}",
+            p.detail
+        );
+        // An entry it rejects while the CPU decodes every chunk: one problem for the entry.
+        let mut stand = Stand {
+            reject_entry: Some(1),
+            ..Default::default()
+        };
+        let r = verify_with(&path, &mut stand).unwrap();
+        assert_eq!(r.problems.len(), 1, "{:?}", r.problems);
+        let p = &r.problems[0];
+        assert_eq!(
+            (p.code.as_str(), p.entry.as_str(), p.row),
+            ("E_DECODER_MISMATCH", "b", None)
+        );
+        assert!(
+            p.detail.contains("rejects an entry the CPU decodes: E_LAYOUT"),
+            "{}",
+            p.detail
+        );
+        // Its own failure stops verify with that error.
+        let mut stand = Stand {
+            broken: true,
+            ..Default::default()
+        };
+        let err = verify_with(&path, &mut stand).unwrap_err();
+        assert_eq!((err.kind, err.code), (ErrorKind::Gpu, "E_GPU"));
     }
 
     #[test]
