@@ -17,6 +17,17 @@ set -u
 [ -f .devrun/data/cora-features-f32.npy.gz ] && gunzip -f .devrun/data/cora-features-f32.npy.gz
 R=${OUT:-/tmp/out}; mkdir -p "$R"
 B=.devrun/ibp-gpu-bench
+# compare WHAT A B: runs A_1 B_1 A_2 B_2 (under /tmp/ab) side by side (tools/ab_compare.py).
+compare() {
+    python3 tools/ab_compare.py "$2.1=/tmp/ab/$2_1/bench.log" "$3.1=/tmp/ab/$3_1/bench.log" \
+        "$2.2=/tmp/ab/$2_2/bench.log" "$3.2=/tmp/ab/$3_2/bench.log" --what "$1"
+}
+# report CMD...: each command's output into /tmp/ab/compare.txt, printed; /tmp/ab packed into $OUT.
+report() {
+    for c in "$@"; do $c; done > /tmp/ab/compare.txt 2>&1
+    cat /tmp/ab/compare.txt
+    tar czf "$R/ab.tgz" -C /tmp ab
+}
 case "${1:-ab}" in
 ab)
     rm -rf /tmp/ab; mkdir -p /tmp/ab
@@ -29,16 +40,7 @@ ab)
         ab fbase8_$i "" $B --only fashion --target-mib 8
         ab wide8_$i "-DIBP_LONG_WIDE_READS=1" $B --only fashion --target-mib 8
     done
-    {
-        python3 tools/ab_compare.py base.1=/tmp/ab/base_1/bench.log one.1=/tmp/ab/one_1/bench.log \
-            base.2=/tmp/ab/base_2/bench.log one.2=/tmp/ab/one_2/bench.log --what decode
-        python3 tools/ab_compare.py base.1=/tmp/ab/fbase_1/bench.log wide.1=/tmp/ab/wide_1/bench.log \
-            base.2=/tmp/ab/fbase_2/bench.log wide.2=/tmp/ab/wide_2/bench.log --what decode
-        python3 tools/ab_compare.py base8.1=/tmp/ab/fbase8_1/bench.log wide8.1=/tmp/ab/wide8_1/bench.log \
-            base8.2=/tmp/ab/fbase8_2/bench.log wide8.2=/tmp/ab/wide8_2/bench.log --what decode
-    } > /tmp/ab/compare.txt 2>&1
-    cat /tmp/ab/compare.txt
-    tar czf "$R/ab.tgz" -C /tmp ab
+    report "compare decode base one" "compare decode fbase wide" "compare decode fbase8 wide8"
     ;;
 gathers)
     rm -rf /tmp/ab; mkdir -p /tmp/ab
@@ -57,14 +59,7 @@ gathers)
         gab sbase_$i "" --only f32-sparse --row-bytes 1024
         gab sballot_$i "-DIBP_ROUND_BALLOT_SCAN=1" --only f32-sparse --row-bytes 1024
     done
-    {
-        python3 tools/ab_compare.py base.1=/tmp/ab/gbase_1/bench.log ballot.1=/tmp/ab/ballot_1/bench.log \
-            base.2=/tmp/ab/gbase_2/bench.log ballot.2=/tmp/ab/ballot_2/bench.log --what gathers
-        python3 tools/ab_compare.py base.1=/tmp/ab/sbase_1/bench.log ballot.1=/tmp/ab/sballot_1/bench.log \
-            base.2=/tmp/ab/sbase_2/bench.log ballot.2=/tmp/ab/sballot_2/bench.log --what gathers
-    } > /tmp/ab/compare.txt 2>&1
-    cat /tmp/ab/compare.txt
-    tar czf "$R/ab.tgz" -C /tmp ab
+    report "compare gathers gbase ballot" "compare gathers sbase sballot"
     ;;
 full)
     # (With a switch adopted, rebuild here first; the full run times the default build.)
