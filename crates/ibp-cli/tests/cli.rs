@@ -928,7 +928,7 @@ fn verify_locates_a_damaged_row() {
     // With --gpu the GPU decodes the chunks the CPU decodes (0 and 2) to the same bytes: the one
     // problem stays the only one.
     let (code, stdout, err) = run(&[&"verify", &"--json", &"--gpu", &bad]);
-    if gpu_skipped("verify --gpu of a damaged row", code, &err) {
+    if gpu_here("verify --gpu of a damaged row", code, &err) {
         let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
         assert_eq!(code, 2, "{stdout}{err}");
         assert_eq!(v["problems"].as_array().unwrap().len(), 1, "{v}");
@@ -1033,7 +1033,7 @@ fn compress_gpu_stores_raw_what_is_not_cheaper_to_read() {
 
 /// Whether a GPU is here; without one, checks that `ibp` said so with exit 4 and `E_NO_GPU`
 /// (with `IBP_REQUIRE_GPU=1`: fails instead), prints SKIPPED and returns false.
-fn gpu_skipped(what: &str, code: i32, stderr: &str) -> bool {
+fn gpu_here(what: &str, code: i32, stderr: &str) -> bool {
     let Some(why) = ibp_gpu::gpu_unavailable_reason() else {
         return true;
     };
@@ -1074,7 +1074,7 @@ fn verify_gpu_decodes_every_chunk_as_the_cpu_does() {
     for (case, packed) in &files {
         for (payload, memory) in [("device", "device"), ("host", "pinned host")] {
             let (code, out, err) = run(&[&"verify", &"--gpu", &"--gpu-payload", &payload, packed]);
-            if !gpu_skipped("verify --gpu", code, &err) {
+            if !gpu_here("verify --gpu", code, &err) {
                 return;
             }
             assert_eq!(code, 0, "{case} {payload}: {out}{err}");

@@ -38,6 +38,15 @@ impl Rng {
     }
 }
 
+/// The low `bits` bits set (all 64 from 64 on).
+fn low_bits(bits: u32) -> u64 {
+    if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    }
+}
+
 /// Rows of `f32` values drawn from a normal distribution of standard deviation `sigma`, with the
 /// low `drop_mantissa_bits` mantissa bits cleared (like weights stored at reduced precision).
 /// `row_bytes` must be a multiple of 4.
@@ -134,12 +143,12 @@ pub fn patterned_rows(
 ) -> Vec<u8> {
     let n = row_bytes / word_bytes;
     let bits = word_bytes as u32 * 8;
-    let wmask = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+    let wmask = low_bits(bits);
     let bases: Vec<u64> = (0..n).map(|_| rng.next_u64() & wmask).collect();
     let frees: Vec<u64> = (0..n)
         .map(|_| {
             let f = rng.below(bits as u64 + 1) as u32;
-            let low = if f == 64 { u64::MAX } else { (1u64 << f) - 1 };
+            let low = low_bits(f);
             // Sometimes a split run of free bits (exercises multi-run deposits).
             if rng.unit() < 0.3 {
                 (low | (rng.next_u64() & (rng.next_u64() | rng.next_u64()))) & wmask
@@ -189,16 +198,8 @@ pub fn uniform_rows(
     raw_rows: f64,
 ) -> Vec<u8> {
     let n = row_bytes.div_ceil(word_bytes);
-    let wmask = if word_bytes >= 8 {
-        u64::MAX
-    } else {
-        (1u64 << (8 * word_bytes)) - 1
-    };
-    let free = if free_bits >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << free_bits) - 1
-    } & wmask;
+    let wmask = low_bits(8 * word_bytes as u32);
+    let free = low_bits(free_bits) & wmask;
     let bases: Vec<u64> = match invariant {
         InvariantBits::PerPosition => (0..n).map(|_| rng.next_u64() & wmask).collect(),
         InvariantBits::Shared => vec![rng.next_u64() & wmask; n],
@@ -227,7 +228,7 @@ pub fn uniform_rows(
 /// still has two runs); 5 % of words and 3 % of rows are noise.
 pub fn two_run_rows(rng: &mut Rng, rows: usize, n: usize, wb: usize, groups: usize, max_run: u32) -> Vec<u8> {
     let bits = 8 * wb as u32;
-    let word_mask = if wb == 8 { u64::MAX } else { (1u64 << bits) - 1 };
+    let word_mask = low_bits(bits);
     let runs: Vec<u32> = (0..n)
         .map(|_| 1 + rng.below(max_run.min(bits - 3) as u64) as u32)
         .collect();
@@ -281,7 +282,7 @@ pub fn free_runs(rng: &mut Rng, bits: u32, runs: u32) -> u64 {
 /// take the kernels' run-by-run loop). 5 % of words are noise.
 pub fn few_run_rows(rng: &mut Rng, rows: usize, n: usize, wb: usize, min_runs: u32, max_runs: u32) -> Vec<u8> {
     let bits = 8 * wb as u32;
-    let word_mask = if wb == 8 { u64::MAX } else { (1u64 << bits) - 1 };
+    let word_mask = low_bits(bits);
     let top = max_runs.min(bits.min(32) / 2);
     let free: Vec<u64> = (0..n)
         .map(|_| {
@@ -368,7 +369,7 @@ pub fn long_row_entries(rng: &mut Rng, rows: usize) -> Vec<TestEntry> {
 /// zero), so every field is 0 or W bits.
 pub fn fields_none_or_whole(m: &ChunkMeta) -> bool {
     let bits = m.word_width.bits();
-    let all = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+    let all = low_bits(bits);
     m.group_count > 0 && m.masks.iter().all(|&x| x & all == all || x & all == 0)
 }
 
@@ -617,7 +618,7 @@ pub fn max_free_runs(metas: &[ChunkMeta]) -> u32 {
         .iter()
         .flat_map(|m| {
             let bits = m.word_width.bits();
-            let wm = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+            let wm = low_bits(bits);
             m.masks.iter().map(move |&mk| {
                 let f = !mk & wm;
                 runs(f as u32).max(runs((f >> 32) as u32))

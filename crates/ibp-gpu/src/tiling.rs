@@ -105,7 +105,8 @@ pub(crate) fn launch_tiles(class: usize, tile_rows: u32, count: u64, sm_count: u
     let per_sm = crate::device::long_tiles_per_sm().max(u32::from(mode == RowSegments::Segments)) as u64;
     let wanted = (sm_count.max(1) as u64).saturating_mul(per_sm);
     let few_tiles = count.div_ceil(tile_rows.max(1) as u64) < wanted;
-    if class != 3 || mode == RowSegments::WholeRows || !(few_tiles || mode == RowSegments::Segments) {
+    let long_rows = crate::TileKernel::Lean(crate::LeanShape::Long).tile_class();
+    if class != long_rows || mode == RowSegments::WholeRows || !(few_tiles || mode == RowSegments::Segments) {
         return (tile_rows, 1);
     }
     let rows = count.div_ceil(wanted).div_ceil(32).saturating_mul(32).max(32);
