@@ -18,7 +18,9 @@
 # IBP_DEVICE_SKIP_TESTS (default: nvrtc_compile, which compiles every kernel and A/B variant for sm_90
 # through NVRTC alone, no GPU: CI runs it, and it took 134 s of each full run's device time; the GPU
 # tests compile the kernels through the device's NVRTC as they load them) are listed in tests.log as
-# not run here; IBP_DEVICE_SKIP_TESTS= runs them all.
+# not run here; IBP_DEVICE_SKIP_TESTS= runs them all. IBP_RUN_MULTI=1 adds the multi-GPU step (a host of
+# 2+ GPUs: the shared-payload test, `ibp verify --gpu` on the last GPU, ibp-gpu-multi-bench with
+# IBP_MULTI_FLAGS into multi-bench.log).
 set -uo pipefail
 D=.devrun
 
@@ -49,6 +51,7 @@ for l in sys.stdin:
     cp target/release/ibp "$D/" && strip "$D/ibp"
     cargo build -p ibp-gpu --release --bins
     cp target/release/ibp-gpu-bench "$D/" && strip "$D/ibp-gpu-bench"
+    cp target/release/ibp-gpu-multi-bench "$D/" && strip "$D/ibp-gpu-multi-bench"
     cargo build -p ibp-conformance --release --features gpu
     cp target/release/ibp-conformance "$D/" && strip "$D/ibp-conformance"
     if [ -d bench/data/gpu-pack ]; then cp bench/data/gpu-pack/*.npy "$D/data/"; fi
@@ -122,6 +125,25 @@ if [ "${IBP_SKIP_TESTS:-0}" != 1 ] && [ -x "$D/ibp" ]; then
 fi
 if [ "${IBP_SKIP_BENCH:-0}" != 1 ]; then
     timeout "${IBP_BENCH_TIMEOUT:-300}" "${IBP_BENCH_BIN:-$D/ibp-gpu-bench}" --data-dir "$D/data" "$@" 2>&1 | tee "$OUT/bench.log"
+    [ "${PIPESTATUS[0]}" = 0 ] || status=1
+fi
+if [ "${IBP_RUN_MULTI:-0}" = 1 ]; then
+    # Several GPUs on one payload: the test of every GPU gathering from one pinned payload, `ibp
+    # verify --gpu` on the last GPU, and ibp-gpu-multi-bench (every GPU gathering at once against
+    # the same GPUs gathering uncompressed rows). Meant for a host of 2+ GPUs.
+    {
+        echo "=== every_gpu_gathers_from_one_pinned_payload"
+        timeout 150 "$D/tests/gpu_decode" --test-threads=1 --nocapture every_gpu
+        echo "=== exit $?"
+        last=$(( $(nvidia-smi -L | wc -l) - 1 ))
+        f="$(ls "$D"/data/*.npy | head -n 1)"
+        "$D/ibp" -q compress "$f" -o /tmp/multi-verify.ibp --gpu && \
+            "$D/ibp" verify --gpu --device "$last" --gpu-payload host /tmp/multi-verify.ibp
+        echo "=== ibp verify --gpu --device $last exit $?"
+        rm -f /tmp/multi-verify.ibp
+    } 2>&1 | tee "$OUT/multi-tests.log"
+    grep -q '=== exit 0' "$OUT/multi-tests.log" && grep -q 'device [0-9]* exit 0' "$OUT/multi-tests.log" || status=1
+    timeout "${IBP_MULTI_TIMEOUT:-300}" "$D/ibp-gpu-multi-bench" --data-dir "$D/data" ${IBP_MULTI_FLAGS:-} 2>&1 | tee "$OUT/multi-bench.log"
     [ "${PIPESTATUS[0]}" = 0 ] || status=1
 fi
 if [ "${IBP_SKIP_TESTS:-0}" != 1 ] && [ "${IBP_RUN_MEMCHECK:-1}" = 1 ] && command -v compute-sanitizer >/dev/null; then

@@ -7,6 +7,8 @@
 #   bash bench/results/gpu-2026-12-04-i/next-session.sh ab       # decode A/Bs below (~6-8 min)
 #   bash bench/results/gpu-2026-12-04-i/next-session.sh gathers  # the gather A/B below (~4-6 min)
 #   bash bench/results/gpu-2026-12-04-i/next-session.sh full     # tests, conformance, ibp verify --gpu, bench
+# and, where a host of 2 GPUs is lent (kind nvidia-h200-x2; it never was so far), one call:
+#   bash bench/results/gpu-2026-12-04-i/next-session.sh multi    # 2 GPUs on one pinned payload (~3-5 min)
 # A/Bs of the three switches built but not timed (GPU_NOTES entry 66), each pair interleaved twice:
 #   one:    -DIBP_SLICE_ONE_ENTRY=1 against the default, whole-entry decode of the KV-cache entries
 #           (K/V bf16, K f32: every position one table entry; K bf16 is at 0.49 / 0.46 of the D2D copy);
@@ -62,6 +64,13 @@ gathers)
         gab sballot_$i "-DIBP_ROUND_BALLOT_SCAN=1" --only f32-sparse --row-bytes 1024
     done
     report "compare gathers gbase ballot" "compare gathers sbase sballot"
+    ;;
+multi)
+    # The shared-payload test on every GPU, `ibp verify --gpu` on the last one, and
+    # ibp-gpu-multi-bench: 1 and 2 GPUs gathering at once from one pinned payload against the same
+    # GPUs gathering the rows uncompressed (batches of 4K and 16K rows).
+    OUT=$R IBP_SKIP_TESTS=1 IBP_SKIP_BENCH=1 IBP_RUN_MEMCHECK=0 IBP_RUN_MULTI=1 IBP_MULTI_TIMEOUT=420 \
+        bash tools/gpu-run.sh
     ;;
 full)
     # (With a switch adopted, rebuild here first; the full run times the default build.)

@@ -31,7 +31,7 @@ use cudarc::driver::{sys, CudaSlice, CudaStream};
 use ibp_codec::EncodeOptions;
 use ibp_format::ChunkMeta;
 use ibp_gpu::baselines::{copy_records, raw_gather, Source};
-use ibp_gpu::testdata::{encode_rows, float_rows, read_npy, sparse_rows, Rng};
+use ibp_gpu::testdata::{encode_rows_parallel, float_rows, read_npy, sparse_rows, Rng};
 use ibp_gpu::{
     ChunkForm, GpuDevice, GpuEntry, HostEntry, LeanShape, PayloadHome, PendingDecode, PinnedBuffer, TileKernel,
 };
@@ -542,27 +542,13 @@ fn main() {
             word_width: args.word_width,
             ..preset
         };
-        let part_rows = ((8usize << 20) / rb).clamp(1, 1 << 20);
-        let chunk_rows = args.chunk_rows.unwrap_or(part_rows).min(1 << 20);
+        let chunk_rows = args
+            .chunk_rows
+            .unwrap_or(((8usize << 20) / rb).clamp(1, 1 << 20))
+            .min(1 << 20);
         // Encode the base block once (parts of whole chunks in parallel), then repeat its chunks up
         // to the target size.
-        let part_rows = part_rows.max(chunk_rows) / chunk_rows * chunk_rows;
-        let parts: Vec<&[u8]> = ds.base.chunks(part_rows * rb).collect();
-        let encoded: Vec<(Vec<ChunkMeta>, Vec<Vec<u8>>)> = std::thread::scope(|s| {
-            let hs: Vec<_> = parts
-                .iter()
-                .map(|p| s.spawn(|| encode_rows(p, rb, &opts, chunk_rows)))
-                .collect();
-            hs.into_iter().map(|h| h.join().unwrap()).collect()
-        });
-        let (metas, payloads): (Vec<ChunkMeta>, Vec<Vec<u8>>) =
-            encoded
-                .into_iter()
-                .fold((Vec::new(), Vec::new()), |(mut m, mut p), (m2, p2)| {
-                    m.extend(m2);
-                    p.extend(p2);
-                    (m, p)
-                });
+        let (metas, payloads) = encode_rows_parallel(&ds.base, rb, &opts, chunk_rows);
         let copies = ((args.target_mib << 20) / ds.base.len()).max(1);
         let all_metas: Vec<ChunkMeta> = (0..copies).flat_map(|_| metas.iter().cloned()).collect();
         let all_payloads: Vec<&[u8]> = (0..copies)
