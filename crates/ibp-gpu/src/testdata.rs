@@ -643,9 +643,9 @@ pub fn encode_rows(
     encode_rows_sized(data, row_bytes, opts, &sizes)
 }
 
-/// [`encode_rows`] over parts of `data` of about 8 MiB (whole chunks of `chunk_rows` rows each),
-/// one thread per part: the benchmarks' datasets of tens of MiB encode in seconds. The chunks are
-/// those `encode_rows` makes when 8 MiB holds a whole number of them (chunk rows `<=` the part's).
+/// [`encode_rows`] with one thread per part of `data` (about 8 MiB, or one chunk where a chunk is
+/// larger): the benchmarks' datasets of tens of MiB encode in seconds. Every part is a whole number
+/// of chunks of `chunk_rows` rows, so the chunks are the ones `encode_rows` makes.
 pub fn encode_rows_parallel(
     data: &[u8],
     row_bytes: usize,
