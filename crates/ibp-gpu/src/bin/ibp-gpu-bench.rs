@@ -27,11 +27,13 @@
 //! - `IBP dev`: IBP gather with the compressed payload in device memory; `D2D`: a device-to-device
 //!   copy of the output size.
 
+mod bench_common;
+
+use bench_common::{median, npy_datasets, RepeatedChunks, Usage};
 use cudarc::driver::{sys, CudaSlice, CudaStream};
 use ibp_codec::EncodeOptions;
-use ibp_format::ChunkMeta;
 use ibp_gpu::baselines::{copy_records, raw_gather, Source};
-use ibp_gpu::testdata::{encode_rows_parallel, float_rows, read_npy, sparse_rows, Rng};
+use ibp_gpu::testdata::{float_rows, sparse_rows, Rng};
 use ibp_gpu::{
     ChunkForm, GpuDevice, GpuEntry, HostEntry, LeanShape, PayloadHome, PendingDecode, PinnedBuffer, TileKernel,
 };
@@ -55,23 +57,13 @@ struct Args {
 }
 
 /// The usage text (the module doc's first lines).
-const USAGE: &str = "usage: ibp-gpu-bench [--target-mib N] [--reps N] [--batches 1024,4096,...] [--data-dir DIR]
+const USAGE: Usage = Usage {
+    name: "ibp-gpu-bench",
+    text: "usage: ibp-gpu-bench [--target-mib N] [--reps N] [--batches 1024,4096,...] [--data-dir DIR]
                      [--only NAME-SUBSTRING|NAME$] [--row-bytes N] [--align-log2 N] [--quick]
                      [--no-gathers] [--no-real-data] [--no-synthetic] [--word-width 8|16|32|64]
-                     [--chunk-rows N]";
-
-/// Prints `why` and the usage to stderr and exits with status 2.
-fn usage_error(why: &str) -> ! {
-    eprintln!("ibp-gpu-bench: {why}\n{USAGE}");
-    std::process::exit(2)
-}
-
-/// Parses `value` of `flag`, or exits with a usage error naming both.
-fn parsed<T: std::str::FromStr>(flag: &str, value: &str) -> T {
-    value
-        .parse()
-        .unwrap_or_else(|_| usage_error(&format!("{flag}: cannot read {value:?}")))
-}
+                     [--chunk-rows N]",
+};
 
 fn parse_args() -> Args {
     let mut a = Args {
@@ -89,41 +81,33 @@ fn parse_args() -> Args {
         no_real_data: false,
         no_synthetic: false,
     };
-    let mut it = std::env::args().skip(1);
-    while let Some(flag) = it.next() {
-        let mut val = || {
-            it.next()
-                .unwrap_or_else(|| usage_error(&format!("{flag} needs a value")))
-        };
-        match flag.as_str() {
-            "-h" | "--help" => {
-                println!("{USAGE}");
-                std::process::exit(0)
-            }
-            "--target-mib" => a.target_mib = parsed(&flag, &val()),
-            "--reps" => a.reps = parsed(&flag, &val()),
-            "--batches" => a.batches = val().split(',').map(|s| parsed(&flag, s)).collect(),
+    USAGE.for_each_flag(|flag, val| {
+        match flag {
+            "--target-mib" => a.target_mib = USAGE.parsed(flag, &val()),
+            "--reps" => a.reps = USAGE.parsed(flag, &val()),
+            "--batches" => a.batches = val().split(',').map(|s| USAGE.parsed(flag, s)).collect(),
             "--data-dir" => a.data_dir = Some(val()),
             "--only" => a.only = Some(val()),
-            "--row-bytes" => a.row_bytes = Some(parsed(&flag, &val())),
-            "--align-log2" => a.align_log2 = Some(parsed(&flag, &val())),
+            "--row-bytes" => a.row_bytes = Some(USAGE.parsed(flag, &val())),
+            "--align-log2" => a.align_log2 = Some(USAGE.parsed(flag, &val())),
             "--word-width" => {
-                let bits: u32 = parsed(&flag, &val());
+                let bits: u32 = USAGE.parsed(flag, &val());
                 a.word_width = Some(
                     ibp_format::WordWidth::from_bits(bits)
-                        .unwrap_or_else(|_| usage_error("--word-width must be 8, 16, 32 or 64")),
+                        .unwrap_or_else(|_| USAGE.error("--word-width must be 8, 16, 32 or 64")),
                 );
             }
-            "--chunk-rows" => a.chunk_rows = Some(parsed(&flag, &val())),
+            "--chunk-rows" => a.chunk_rows = Some(USAGE.parsed(flag, &val())),
             "--quick" => a.quick = true,
             "--no-gathers" => a.no_gathers = true,
             "--no-real-data" => a.no_real_data = true,
             "--no-synthetic" => a.no_synthetic = true,
-            other => usage_error(&format!("unknown flag {other}")),
+            _ => return false,
         }
-    }
+        true
+    });
     if a.reps == 0 || a.target_mib == 0 || a.batches.contains(&0) || a.chunk_rows == Some(0) {
-        usage_error("--reps, --target-mib, --chunk-rows and every batch must be at least 1");
+        USAGE.error("--reps, --target-mib, --chunk-rows and every batch must be at least 1");
     }
     if a.quick {
         a.target_mib = a.target_mib.min(64);
@@ -193,30 +177,13 @@ fn datasets(args: &Args) -> Vec<Dataset> {
     let dir = args.data_dir.clone().unwrap_or_else(|| "bench/data/gpu-pack".into());
     if args.no_real_data {
         println!("real datasets skipped (--no-real-data)");
-    } else if let Ok(rd) = std::fs::read_dir(&dir) {
-        let mut paths: Vec<_> = rd
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "npy"))
-            .collect();
-        paths.sort();
-        for p in paths {
-            match read_npy(&p) {
-                Ok(npy) => {
-                    let keep = npy
-                        .rows
-                        .min(base_bytes.max(npy.row_bytes) / npy.row_bytes.max(1))
-                        .max(1);
-                    let name = p.file_stem().unwrap().to_string_lossy().into_owned();
-                    let base = Dataset::new(&name, npy.row_bytes, npy.data[..keep * npy.row_bytes].to_vec(), 4);
-                    out.push(base.for_gpu());
-                    out.push(Dataset::new(&name, npy.row_bytes, base.base.clone(), 0));
-                    out.push(base);
-                }
-                Err(e) => println!("skipping {}: {e}", p.display()),
-            }
-        }
     } else {
-        println!("no real datasets: {dir} not found");
+        for npy in npy_datasets(&dir, base_bytes) {
+            let base = Dataset::new(&npy.name, npy.row_bytes, npy.rows, 4);
+            out.push(base.for_gpu());
+            out.push(Dataset::new(&npy.name, npy.row_bytes, base.base.clone(), 0));
+            out.push(base);
+        }
     }
     if let Some(only) = &args.only {
         // A trailing `$` asks for the whole name ("f32-normal$" but not "f32-normal-q4").
@@ -232,11 +199,6 @@ fn datasets(args: &Args) -> Vec<Dataset> {
         out.retain(|d| d.align_log2 == a);
     }
     out
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    v[v.len() / 2]
 }
 
 /// Median seconds of `reps` runs of `f` (after 3 warm-ups), timed with events on `stream`.
@@ -548,16 +510,11 @@ fn main() {
             .min(1 << 20);
         // Encode the base block once (parts of whole chunks in parallel), then repeat its chunks up
         // to the target size.
-        let (metas, payloads) = encode_rows_parallel(&ds.base, rb, &opts, chunk_rows);
-        let copies = ((args.target_mib << 20) / ds.base.len()).max(1);
-        let all_metas: Vec<ChunkMeta> = (0..copies).flat_map(|_| metas.iter().cloned()).collect();
-        let all_payloads: Vec<&[u8]> = (0..copies)
-            .flat_map(|_| payloads.iter().map(|p| p.as_slice()))
-            .collect();
-        let raw_len = ds.base.len() * copies;
+        let chunks = RepeatedChunks::encode(&ds.base, rb, &opts, chunk_rows, args.target_mib << 20);
+        let (all_metas, all_payloads) = (chunks.all_metas(), chunks.all_payloads());
+        let raw_len = chunks.raw_len();
         let total_rows = raw_len / rb;
-        let comp: usize = payloads.iter().map(|p| p.len()).sum::<usize>() * copies;
-        let saved = 100.0 * (1.0 - comp as f64 / raw_len as f64);
+        let saved = chunks.saved_percent();
         // The raw rows in a pinned buffer of their own, allocated after the entry's payload, or
         // before it with IBP_BENCH_RAW_FIRST=1 (GPU_NOTES idea 9: does a buffer's speed follow the
         // order of allocation?).
@@ -601,7 +558,7 @@ fn main() {
             raw_len >> 20,
             saved,
             all_metas.len(),
-            metas.iter().map(|m| m.word_width.bits()).collect::<std::collections::BTreeSet<_>>(),
+            chunks.metas.iter().map(|m| m.word_width.bits()).collect::<std::collections::BTreeSet<_>>(),
             t0.elapsed().as_secs_f64()
         );
         let max_batch = *args.batches.iter().max().unwrap();

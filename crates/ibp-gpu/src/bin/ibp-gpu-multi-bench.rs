@@ -21,18 +21,23 @@
 //! `ibp compress --gpu` writes it (`EncodeOptions::for_gpu()`), its chunks repeated to about
 //! `--target-mib` MiB of rows.
 
+mod bench_common;
+
+use bench_common::{median, npy_datasets, RepeatedChunks, Usage};
 use cudarc::driver::{CudaSlice, CudaStream};
 use ibp_codec::EncodeOptions;
-use ibp_format::ChunkMeta;
 use ibp_gpu::baselines::{raw_gather, Source};
-use ibp_gpu::testdata::{encode_rows_parallel, float_rows, read_npy, sparse_rows, Rng};
+use ibp_gpu::testdata::{float_rows, sparse_rows, Rng};
 use ibp_gpu::{GpuDevice, GpuEntry, HostEntry, PayloadHome, PendingDecode, PinnedBuffer};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Barrier};
 use std::time::Instant;
 
-const USAGE: &str = "usage: ibp-gpu-multi-bench [--devices N] [--target-mib N] [--batch-rows 4096,16384]
-                           [--batches N] [--reps N] [--data-dir DIR] [--only NAME-SUBSTRING] [--quick]";
+const USAGE: Usage = Usage {
+    name: "ibp-gpu-multi-bench",
+    text: "usage: ibp-gpu-multi-bench [--devices N] [--target-mib N] [--batch-rows 4096,16384]
+                           [--batches N] [--reps N] [--data-dir DIR] [--only NAME-SUBSTRING] [--quick]",
+};
 
 struct Args {
     devices: Option<usize>,
@@ -43,18 +48,6 @@ struct Args {
     data_dir: String,
     only: Option<String>,
     quick: bool,
-}
-
-/// Prints `why` and the usage to stderr and exits with status 2.
-fn usage_error(why: &str) -> ! {
-    eprintln!("ibp-gpu-multi-bench: {why}\n{USAGE}");
-    std::process::exit(2)
-}
-
-fn parsed<T: std::str::FromStr>(flag: &str, value: &str) -> T {
-    value
-        .parse()
-        .unwrap_or_else(|_| usage_error(&format!("{flag}: cannot read {value:?}")))
 }
 
 fn parse_args() -> Args {
@@ -68,30 +61,22 @@ fn parse_args() -> Args {
         only: None,
         quick: false,
     };
-    let mut it = std::env::args().skip(1);
-    while let Some(flag) = it.next() {
-        let mut val = || {
-            it.next()
-                .unwrap_or_else(|| usage_error(&format!("{flag} needs a value")))
-        };
-        match flag.as_str() {
-            "-h" | "--help" => {
-                println!("{USAGE}");
-                std::process::exit(0)
-            }
-            "--devices" => a.devices = Some(parsed(&flag, &val())),
-            "--target-mib" => a.target_mib = parsed(&flag, &val()),
-            "--batch-rows" => a.batch_rows = val().split(',').map(|v| parsed(&flag, v)).collect(),
-            "--batches" => a.batches = parsed(&flag, &val()),
-            "--reps" => a.reps = parsed(&flag, &val()),
+    USAGE.for_each_flag(|flag, val| {
+        match flag {
+            "--devices" => a.devices = Some(USAGE.parsed(flag, &val())),
+            "--target-mib" => a.target_mib = USAGE.parsed(flag, &val()),
+            "--batch-rows" => a.batch_rows = val().split(',').map(|v| USAGE.parsed(flag, v)).collect(),
+            "--batches" => a.batches = USAGE.parsed(flag, &val()),
+            "--reps" => a.reps = USAGE.parsed(flag, &val()),
             "--data-dir" => a.data_dir = val(),
             "--only" => a.only = Some(val()),
             "--quick" => a.quick = true,
-            other => usage_error(&format!("unknown flag {other}")),
+            _ => return false,
         }
-    }
+        true
+    });
     if a.devices == Some(0) || a.target_mib == 0 || a.batch_rows.contains(&0) || a.batches == 0 || a.reps == 0 {
-        usage_error("--devices, --target-mib, --batch-rows, --batches and --reps must be at least 1");
+        USAGE.error("--devices, --target-mib, --batch-rows, --batches and --reps must be at least 1");
     }
     if a.quick {
         a.target_mib = a.target_mib.min(64);
@@ -127,30 +112,11 @@ fn datasets(args: &Args) -> Vec<Dataset> {
             base: sparse,
         });
     }
-    match std::fs::read_dir(&args.data_dir) {
-        Ok(rd) => {
-            let mut paths: Vec<_> = rd
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == "npy"))
-                .collect();
-            paths.sort();
-            for p in paths {
-                match read_npy(&p) {
-                    Ok(npy) if npy.row_bytes > 0 && npy.rows > 0 => {
-                        let keep = npy.rows.min((base_bytes / npy.row_bytes).max(1));
-                        out.push(Dataset {
-                            name: p.file_stem().unwrap().to_string_lossy().into_owned(),
-                            row_bytes: npy.row_bytes,
-                            base: npy.data[..keep * npy.row_bytes].to_vec(),
-                        });
-                    }
-                    Ok(_) => println!("skipping {}: no rows", p.display()),
-                    Err(e) => println!("skipping {}: {e}", p.display()),
-                }
-            }
-        }
-        Err(_) => println!("no real datasets: {} not found", args.data_dir),
-    }
+    out.extend(npy_datasets(&args.data_dir, base_bytes).into_iter().map(|npy| Dataset {
+        name: npy.name,
+        row_bytes: npy.row_bytes,
+        base: npy.rows,
+    }));
     if let Some(only) = &args.only {
         out.retain(|d| d.name.contains(only.as_str()));
     }
@@ -319,11 +285,6 @@ fn gpu_counts(n: usize) -> Vec<usize> {
     v
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    v[v.len() / 2]
-}
-
 /// One table row: a dataset on `gpus` GPUs, batches of `batch` rows.
 struct Row {
     name: String,
@@ -427,7 +388,7 @@ fn main() {
     };
     let n = args.devices.unwrap_or(count);
     if n > count {
-        usage_error(&format!("--devices {n}: this host has {count} GPU(s)"));
+        USAGE.error(&format!("--devices {n}: this host has {count} GPU(s)"));
     }
     let devices: Vec<Arc<GpuDevice>> = (0..n).map(|i| GpuDevice::new(i).unwrap()).collect();
     println!(
@@ -450,16 +411,9 @@ fn main() {
             ..EncodeOptions::for_gpu()
         };
         let chunk_rows = ((8usize << 20) / rb).clamp(1, 1 << 20);
-        let (metas, payloads) = encode_rows_parallel(&ds.base, rb, &opts, chunk_rows);
-        let copies = ((args.target_mib << 20) / ds.base.len()).max(1);
-        let all_metas: Vec<ChunkMeta> = (0..copies).flat_map(|_| metas.iter().cloned()).collect();
-        let all_payloads: Vec<&[u8]> = (0..copies)
-            .flat_map(|_| payloads.iter().map(|p| p.as_slice()))
-            .collect();
-        let raw_len = ds.base.len() * copies;
-        let comp: usize = payloads.iter().map(|p| p.len()).sum::<usize>() * copies;
-        let saved = 100.0 * (1.0 - comp as f64 / raw_len as f64);
-        let host = HostEntry::new(&devices[0], rb as u64, &all_metas, &all_payloads).unwrap();
+        let chunks = RepeatedChunks::encode(&ds.base, rb, &opts, chunk_rows, args.target_mib << 20);
+        let (raw_len, saved) = (chunks.raw_len(), chunks.saved_percent());
+        let host = HostEntry::new(&devices[0], rb as u64, &chunks.all_metas(), &chunks.all_payloads()).unwrap();
         let mut raw = PinnedBuffer::new(devices[0].context(), raw_len).unwrap();
         for c in raw.as_mut_slice().chunks_mut(ds.base.len()) {
             c.copy_from_slice(&ds.base[..c.len()]);
