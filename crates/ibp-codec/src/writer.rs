@@ -4,8 +4,8 @@
 use crate::chunk_codec::encode_chunk;
 use crate::options::EncodeOptions;
 use ibp_format::{
-    bail, crc32, ensure, ChunkRef, Directory, Dtype, EntryInfo, ErrorCode, Footer, FormatError, Header, Result,
-    HEADER_LEN, MAX_ENTRIES, MAX_NAME_LEN, MAX_RANK, MAX_ROW_BYTES,
+    bail, crc32, ensure, is_metadata_name, ChunkRef, Directory, Dtype, EntryInfo, ErrorCode, Footer, FormatError,
+    Header, Result, HEADER_LEN, MAX_ENTRIES, MAX_NAME_LEN, MAX_RANK, MAX_ROW_BYTES,
 };
 use rayon::prelude::*;
 use std::collections::HashSet;
@@ -44,6 +44,9 @@ pub struct ContainerWriter<W: Write> {
     directory: Directory,
     names: HashSet<String>,
     open: Option<OpenEntry>,
+    /// Optional-feature bit 0 is set: entries named as metadata (spec 2.7) must be `u8` vectors,
+    /// and there must be one.
+    metadata_bit: bool,
 }
 
 impl<W: Write> ContainerWriter<W> {
@@ -52,7 +55,10 @@ impl<W: Write> ContainerWriter<W> {
         Self::with_header(out, opts, Header::default())
     }
 
-    /// Starts a container with the given header (e.g. optional-feature bits set).
+    /// Starts a container with the given header (e.g. optional-feature bits set). With bit 0
+    /// (metadata entries, spec 2.7) set, every entry named `__metadata__` or `...:__metadata__`
+    /// must be a `u8` vector (its text, a JSON object of strings, is the caller's to check) and
+    /// [`ContainerWriter::finish`] requires at least one.
     pub fn with_header(mut out: W, opts: EncodeOptions, header: Header) -> Result<Self> {
         out.write_all(&header.to_bytes())?;
         Ok(ContainerWriter {
@@ -62,6 +68,7 @@ impl<W: Write> ContainerWriter<W> {
             directory: Directory::default(),
             names: HashSet::new(),
             open: None,
+            metadata_bit: header.has_metadata_entries(),
         })
     }
 
@@ -119,6 +126,12 @@ impl<W: Write> ContainerWriter<W> {
             total.is_multiple_of(row_bytes),
             ErrorCode::Shape,
             "{total} bytes of {dtype} {shape:?} do not split into rows of {row_bytes} bytes"
+        );
+        ensure!(
+            !self.metadata_bit || !is_metadata_name(name) || (dtype == Dtype::U8 && shape.len() == 1),
+            ErrorCode::Name,
+            "entry {name:?} is a metadata entry (optional-feature bit 0 is set): it must be a u8 vector, not {dtype} of rank {} (spec 2.7)",
+            shape.len()
         );
         self.opts.validate(row_bytes)?;
         let info = EntryInfo {
@@ -233,6 +246,11 @@ impl<W: Write> ContainerWriter<W> {
             ErrorCode::InvalidArgument,
             "finish called inside an entry"
         );
+        ensure!(
+            !self.metadata_bit || self.directory.entries.iter().any(|e| is_metadata_name(&e.name)),
+            ErrorCode::InvalidArgument,
+            "optional-feature bit 0 (metadata entries) is set but no entry is named __metadata__ (spec 2.7)"
+        );
         let dir = self.directory.to_bytes();
         let footer = Footer {
             directory_offset: self.offset,
@@ -289,4 +307,41 @@ pub fn write_atomic(path: &Path, fill: impl FnOnce(&mut BufWriter<File>) -> Resu
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ibp_format::OPTIONAL_METADATA_ENTRIES;
+
+    fn with_bit() -> ContainerWriter<Vec<u8>> {
+        let header = Header {
+            optional_features: OPTIONAL_METADATA_ENTRIES,
+            ..Header::default()
+        };
+        ContainerWriter::with_header(Vec::new(), EncodeOptions::default(), header).unwrap()
+    }
+
+    /// Spec 2.7: with bit 0, metadata names are u8 vectors, and the bit needs such an entry.
+    #[test]
+    fn metadata_bit_and_names_agree() {
+        let text = br#"{"format":"pt"}"#;
+        let mut w = with_bit();
+        let err = w.begin_entry("a:__metadata__", Dtype::F32, &[4], 16).unwrap_err();
+        assert_eq!(err.code, ErrorCode::Name);
+        w.write_entry("x", Dtype::F32, &[2], 8, &[0; 8]).unwrap();
+        w.write_entry("__metadata__", Dtype::U8, &[text.len() as u64], text.len() as u64, text)
+            .unwrap();
+        let bytes = w.finish().unwrap();
+        let r = crate::reader::ContainerReader::open(std::io::Cursor::new(bytes)).unwrap();
+        assert!(r.header().has_metadata_entries());
+
+        let mut w = with_bit();
+        w.write_entry("x", Dtype::F32, &[2], 8, &[0; 8]).unwrap();
+        assert_eq!(w.finish().unwrap_err().code, ErrorCode::InvalidArgument);
+        // Without the bit the names are free.
+        let mut w = ContainerWriter::new(Vec::new(), EncodeOptions::default()).unwrap();
+        w.write_entry("__metadata__", Dtype::F32, &[2], 8, &[0; 8]).unwrap();
+        w.finish().unwrap();
+    }
 }

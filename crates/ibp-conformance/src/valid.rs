@@ -765,6 +765,62 @@ pub fn valid_vectors(data_dir: &std::path::Path) -> Vec<Vector> {
         &["2.4", "2.5", "5.5", "5.4"],
         &file(vec![e]),
     ));
+
+    // Metadata entries (spec 2.7, optional-feature bit 0): a safetensors `__metadata__` kept as the
+    // u8 text of its JSON object, for the whole file and for the tensors of one folder file. A
+    // decoder that ignores bit 0 decodes them as the u8 tensors they are.
+    let text = |t: &str| DecodedEntry {
+        name: String::new(),
+        dtype: Dtype::U8,
+        shape: vec![t.len() as u64],
+        row_bytes: t.len() as u64,
+        data: t.as_bytes().to_vec(),
+    };
+    let whole = r#"{"format":"pt", "note":"keys in the writer's order"}"#;
+    let folder = r#"{"format":"np"}"#;
+    let w = embedding_rows(&mut rng, 8, 16, 0.3, 12, &[]);
+    let b = embedding_rows(&mut rng, 4, 8, 0.3, 12, &[]);
+    v.push(reference_vector(
+        "v-0050",
+        "metadata entries (optional-feature bit 0): `__metadata__` and `a.safetensors:__metadata__` hold JSON objects of strings as u8 vectors, next to f32 tensors",
+        &["2.7", "4.3"],
+        vec![
+            DecodedEntry {
+                name: "__metadata__".into(),
+                ..text(whole)
+            },
+            DecodedEntry {
+                name: "w".into(),
+                dtype: Dtype::F32,
+                shape: vec![8, 16],
+                row_bytes: 64,
+                data: w,
+            },
+            DecodedEntry {
+                name: "a.safetensors:__metadata__".into(),
+                ..text(folder)
+            },
+            DecodedEntry {
+                name: "a.safetensors:b".into(),
+                dtype: Dtype::F32,
+                shape: vec![4, 8],
+                row_bytes: 32,
+                data: b,
+            },
+        ],
+        OptionsRecord {
+            word_width: None,
+            threshold: None,
+            sample_fraction: None,
+            groups: 1,
+            align_log2: 0,
+            chunk_rows: None,
+            minor_version: 0,
+            optional_features: ibp_format::OPTIONAL_METADATA_ENTRIES,
+            transfer_cost: None,
+            prefer_wide_words: None,
+        },
+    ));
     v
 }
 

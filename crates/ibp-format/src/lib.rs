@@ -21,6 +21,7 @@ pub mod directory;
 pub mod error;
 pub mod footer;
 pub mod header;
+pub mod metadata;
 pub mod types;
 
 pub use chunk::{ChunkMeta, RawChunkHeader};
@@ -29,4 +30,5 @@ pub use directory::{ChunkRef, Directory, EntryInfo};
 pub use error::{ErrorCode, FormatError, Result};
 pub use footer::Footer;
 pub use header::Header;
+pub use metadata::{is_metadata_name, metadata_scope, METADATA_NAME, OPTIONAL_METADATA_ENTRIES};
 pub use types::{Dtype, WordWidth};
