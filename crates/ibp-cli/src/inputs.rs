@@ -7,7 +7,7 @@ use crate::error::{CliError, CliResult, Context};
 use crate::mapped::MappedFile;
 use crate::naming::{relative_name, FolderEntry};
 use crate::tensor_io::{npy, safetensors};
-use ibp_format::Dtype;
+use ibp_format::{Dtype, METADATA_NAME};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
@@ -35,6 +35,9 @@ pub struct InputTensor {
     pub shape: Vec<u64>,
     /// Byte range of its data in the file.
     pub range: Range<usize>,
+    /// A metadata entry (spec 2.7): the JSON text of a safetensors file's `__metadata__`, stored as
+    /// a `u8` vector named `__metadata__` (`FILE.safetensors:__metadata__` in a folder).
+    pub metadata: bool,
 }
 
 /// Every tensor of an input path, with the mapped files that hold them.
@@ -45,7 +48,7 @@ pub struct Inputs {
     pub files: Vec<(PathBuf, MappedFile)>,
     /// The tensors, in entry order.
     pub tensors: Vec<InputTensor>,
-    /// Things worth telling the user (dropped metadata, skipped files).
+    /// Things worth telling the user (skipped files).
     pub notes: Vec<String>,
 }
 
@@ -154,16 +157,23 @@ fn add_file(inputs: &mut Inputs, path: &Path, rel: Option<&str>) -> CliResult<()
                 dtype: h.dtype,
                 shape: h.shape,
                 range: h.data_offset..h.data_offset + h.data_len,
+                metadata: false,
             });
         }
         _ => {
             let st = safetensors::parse(&map).map_err(|e| CliError::tensor_file(path, "E_SAFETENSORS", e))?;
-            if let Some(meta) = &st.metadata {
-                inputs.notes.push(format!(
-                    "{}: __metadata__ ({} keys) is not stored: the .ibp format has no metadata slot",
-                    path.display(),
-                    meta.len()
-                ));
+            if let Some(meta) = st.metadata {
+                inputs.tensors.push(InputTensor {
+                    name: match rel {
+                        Some(rel) => FolderEntry::safetensors_name(rel, METADATA_NAME),
+                        None => METADATA_NAME.to_owned(),
+                    },
+                    file: index,
+                    dtype: Dtype::U8,
+                    shape: vec![meta.text.len() as u64],
+                    range: meta.text,
+                    metadata: true,
+                });
             }
             for t in st.tensors {
                 let name = match rel {
@@ -176,6 +186,7 @@ fn add_file(inputs: &mut Inputs, path: &Path, rel: Option<&str>) -> CliResult<()
                     dtype: t.dtype,
                     shape: t.shape,
                     range: t.range,
+                    metadata: false,
                 });
             }
         }

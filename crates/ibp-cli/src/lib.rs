@@ -18,6 +18,7 @@ pub mod error;
 pub mod inputs;
 pub mod layout;
 pub mod mapped;
+pub mod metadata;
 pub mod naming;
 pub mod progress;
 pub mod rows;

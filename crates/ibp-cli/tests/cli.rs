@@ -4,7 +4,6 @@
 use assert_cmd::Command;
 use ibp_cli::tensor_io::{npy, safetensors, safetensors::TensorSpec};
 use ibp_format::Dtype;
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 fn ibp() -> Command {
@@ -97,7 +96,8 @@ fn write_npy(path: &Path, dtype: Dtype, shape: &[u64], seed: u64) -> Vec<u8> {
 
 type Tensors = Vec<(String, Dtype, Vec<u64>, Vec<u8>)>;
 
-fn write_safetensors(path: &Path, tensors: &Tensors, meta: Option<&BTreeMap<String, String>>) {
+/// Writes a safetensors file; `meta` is the JSON text of its `__metadata__` object.
+fn write_safetensors(path: &Path, tensors: &Tensors, meta: Option<&str>) {
     let list: Vec<(TensorSpec<'_>, &[u8])> = tensors
         .iter()
         .map(|(n, d, s, b)| {
@@ -284,22 +284,33 @@ fn safetensors_round_trip_keeps_every_tensor() {
     let d = tempfile::tempdir().unwrap();
     let model = realistic_model();
     let src = d.path().join("model.safetensors");
-    let mut meta = BTreeMap::new();
-    meta.insert("format".to_owned(), "pt".to_owned());
-    write_safetensors(&src, &model, Some(&meta));
+    // __metadata__ as some writers leave it: keys not sorted, a space after a separator.
+    write_safetensors(&src, &model, Some(r#"{"format":"pt", "author":"a, b"}"#));
+    let original = std::fs::read(&src).unwrap();
     let packed = d.path().join("model.ibp");
     let (code, _, err) = run(&[&"compress", &src, &"-o", &packed]);
     assert_eq!(code, 0, "{err}");
-    assert!(err.contains("__metadata__"), "dropped metadata is reported: {err}");
+    assert!(!err.contains("note"), "nothing to report: {err}");
+    // Kept as a metadata entry (spec 2.7), listed with its keys.
+    let json = ok(&[&"inspect", &"--json", &packed]);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let meta = v["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == "__metadata__");
+    assert_eq!(meta.unwrap()["metadata"]["author"], "a, b", "{json}");
     let back = d.path().join("back.safetensors");
     ok(&[&"decompress", &packed, &"-o", &back]);
+    // The same file, byte for byte: tensors, their order and the metadata's text.
+    assert!(std::fs::read(&back).unwrap() == original, "round trip differs");
     let mut want = model.clone();
     want.sort_by(|a, b| a.0.cmp(&b.0));
     assert_eq!(read_safetensors(&back), want);
     // Default output name: model.safetensors next to the .ibp (several entries).
     std::fs::remove_file(&src).unwrap();
     ok(&[&"decompress", &packed]);
-    assert_eq!(read_safetensors(&src), want);
+    assert!(std::fs::read(&src).unwrap() == original);
 
     // One entry, extracted as .npy; a bf16 entry cannot be .npy but can be .safetensors.
     let one = d.path().join("q.npy");
@@ -340,7 +351,9 @@ fn folder_round_trip_mirrors_the_tree() {
     write_npy(&src.join("sub/b.npy"), Dtype::I16, &[5, 5, 5], 2);
     write_npy(&src.join("sub/deeper/c.npy"), Dtype::F64, &[64], 3);
     let model = realistic_model();
-    write_safetensors(&src.join("sub/m.safetensors"), &model, None);
+    write_safetensors(&src.join("sub/m.safetensors"), &model, Some(r#"{"format":"pt"}"#));
+    // A safetensors file of metadata alone comes back too.
+    write_safetensors(&src.join("meta-only.safetensors"), &Vec::new(), Some(r#"{"k":"v"}"#));
     std::fs::write(src.join("README.txt"), "not a tensor").unwrap();
     let packed = d.path().join("weights.ibp");
     let (code, _, err) = run(&[&"compress", &src]); // default output: weights.ibp
@@ -360,9 +373,17 @@ fn folder_round_trip_mirrors_the_tree() {
         "{names:?}"
     );
 
+    assert!(names.contains(&"sub/m.safetensors:__metadata__"), "{names:?}");
+
     let out = d.path().join("restored");
     ok(&[&"decompress", &packed, &"-o", &out]);
-    for f in ["a.npy", "sub/b.npy", "sub/deeper/c.npy"] {
+    for f in [
+        "a.npy",
+        "sub/b.npy",
+        "sub/deeper/c.npy",
+        "sub/m.safetensors",
+        "meta-only.safetensors",
+    ] {
         assert_eq!(
             std::fs::read(out.join(f)).unwrap(),
             std::fs::read(src.join(f)).unwrap(),
@@ -1090,4 +1111,78 @@ fn verify_gpu_options_need_gpu() {
     let (code, _, err) = run(&[&"verify", &"--device", &"1", &"x.ibp"]);
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("--gpu"), "{err}");
+}
+
+/// Metadata entries (spec 2.7) that are not a JSON object of strings: `E_METADATA` where the text
+/// is needed (a safetensors output, `verify`), listed by `inspect`, and still extractable as bytes.
+/// Without optional-feature bit 0 an entry named `__metadata__` is a tensor.
+#[test]
+fn malformed_metadata_entries_are_reported() {
+    use ibp_codec::{ContainerWriter, EncodeOptions};
+    use ibp_format::{Header, OPTIONAL_METADATA_ENTRIES};
+    let d = tempfile::tempdir().unwrap();
+    let make = |name: &str, bit: bool, text: &[u8]| {
+        let header = Header {
+            optional_features: if bit { OPTIONAL_METADATA_ENTRIES } else { 0 },
+            ..Header::default()
+        };
+        let mut w = ContainerWriter::with_header(Vec::new(), EncodeOptions::default(), header).unwrap();
+        w.begin_entry("__metadata__", Dtype::U8, &[text.len() as u64], text.len() as u64)
+            .unwrap();
+        w.write_rows(text).unwrap();
+        w.end_entry().unwrap();
+        w.begin_entry("w", Dtype::F32, &[2, 2], 8).unwrap();
+        w.write_rows(&[0u8; 16]).unwrap();
+        w.end_entry().unwrap();
+        let path = d.path().join(name);
+        std::fs::write(&path, w.finish().unwrap()).unwrap();
+        path
+    };
+    let bad = make("bad.ibp", true, br#"{"n": 1}"#);
+    let out = d.path().join("out.safetensors");
+    let (code, _, err) = run(&[&"decompress", &bad, &"-o", &out]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("E_METADATA") && err.contains("not a string"), "{err}");
+    assert!(!out.exists());
+    let (code, _, err) = run(&[&"verify", &bad]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("E_METADATA"), "{err}");
+    assert!(ok(&[&"inspect", &bad]).contains("E_METADATA"));
+    let raw = d.path().join("m.npy");
+    ok(&[&"decompress", &bad, &"--entry", &"__metadata__", &"-o", &raw]);
+    let bytes = std::fs::read(&raw).unwrap();
+    assert!(bytes.ends_with(br#"{"n": 1}"#));
+
+    // A well-formed one goes into the header; the tensor alone keeps it too.
+    let good = make("good.ibp", true, br#"{"format":"pt"}"#);
+    ok(&[&"verify", &good]);
+    ok(&[&"decompress", &good, &"-o", &out]);
+    let st = safetensors::parse(&std::fs::read(&out).unwrap()).unwrap();
+    assert_eq!(st.metadata.unwrap().map["format"], "pt");
+    assert_eq!(st.tensors.len(), 1);
+
+    // Bit 0 clear: `__metadata__` is an ordinary u8 tensor, which a safetensors file cannot name.
+    let plain = make("plain.ibp", false, br#"{"format":"pt"}"#);
+    ok(&[&"verify", &plain]);
+    assert!(!ok(&[&"inspect", &plain]).contains("metadata (spec 2.7)"));
+    let (code, _, err) = run(&[&"decompress", &plain, &"-o", &d.path().join("p.safetensors")]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("reserved"), "{err}");
+}
+
+/// A tensor whose folder name would read as metadata next to a real `__metadata__` is refused.
+#[test]
+fn tensor_names_that_read_as_metadata_are_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let src = d.path().join("in");
+    std::fs::create_dir_all(&src).unwrap();
+    let t: Tensors = vec![("x:__metadata__".into(), Dtype::U8, vec![2], vec![1, 2])];
+    write_safetensors(&src.join("a.safetensors"), &t, None);
+    write_safetensors(&src.join("b.safetensors"), &Vec::new(), Some(r#"{"k":"v"}"#));
+    let (code, _, err) = run(&[&"compress", &src, &"-o", &d.path().join("o.ibp")]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("E_NAME") && err.contains("x:__metadata__"), "{err}");
+    // Without any metadata the same tensor is stored as it is.
+    std::fs::remove_file(src.join("b.safetensors")).unwrap();
+    ok(&[&"compress", &src, &"-o", &d.path().join("o.ibp")]);
 }

@@ -8,7 +8,7 @@ use crate::layout;
 use crate::progress::Ui;
 use crate::sink::CountingWriter;
 use ibp_codec::{ContainerWriter, EncodeOptions};
-use ibp_format::FormatError;
+use ibp_format::{is_metadata_name, FormatError, Header, OPTIONAL_METADATA_ENTRIES};
 use std::path::{Path, PathBuf};
 
 /// What a compression produced.
@@ -90,11 +90,14 @@ pub fn run(args: &CompressArgs, ui: Ui) -> CliResult<CompressSummary> {
     for note in &inputs.notes {
         ui.note(note);
     }
-    // Plan every entry's rows before writing anything, so layout errors come first.
+    let header = header_for(&inputs)?;
+    // Plan every entry's rows before writing anything, so layout errors come first. (A metadata
+    // entry's text is one row, whatever --row-dim says: rows of text bytes share nothing to code.)
     let mut layouts = Vec::with_capacity(inputs.tensors.len());
     for t in &inputs.tensors {
         let file = &inputs.files[t.file].0;
-        let l = layout::choose(t.dtype, &t.shape, args.row_dim).map_err(|m| {
+        let row_dim = if t.metadata { Some(0) } else { args.row_dim };
+        let l = layout::choose(t.dtype, &t.shape, row_dim).map_err(|m| {
             let e = CliError::bad_input(file, "E_SHAPE", format!("tensor '{}': {m}", t.name));
             // A --row-dim the tensor cannot take is the argument's fault.
             match args.row_dim {
@@ -121,8 +124,8 @@ pub fn run(args: &CompressArgs, ui: Ui) -> CliResult<CompressSummary> {
             error: None,
         };
         let result = (|| -> CliResult<()> {
-            let mut writer =
-                ContainerWriter::new(&mut counting, opts.clone()).map_err(|e| CliError::format(&output, e))?;
+            let mut writer = ContainerWriter::with_header(&mut counting, opts.clone(), header)
+                .map_err(|e| CliError::format(&output, e))?;
             for (t, l) in inputs.tensors.iter().zip(&layouts) {
                 let file = &inputs.files[t.file].0;
                 writer
@@ -173,6 +176,28 @@ pub fn run(args: &CompressArgs, ui: Ui) -> CliResult<CompressSummary> {
         );
     }
     Ok(summary)
+}
+
+/// The file header: optional-feature bit 0 set when a safetensors input has `__metadata__`
+/// (spec 2.7). A tensor whose name would then read as metadata (`...:__metadata__`) is refused.
+fn header_for(inputs: &Inputs) -> CliResult<Header> {
+    if !inputs.tensors.iter().any(|t| t.metadata) {
+        return Ok(Header::default());
+    }
+    if let Some(t) = inputs.tensors.iter().find(|t| !t.metadata && is_metadata_name(&t.name)) {
+        return Err(CliError::bad_input(
+            &inputs.files[t.file].0,
+            "E_NAME",
+            format!(
+                "tensor '{}': a name ending in ':__metadata__' reads as metadata in a file that stores a safetensors __metadata__ (spec 2.7)",
+                t.name
+            ),
+        ));
+    }
+    Ok(Header {
+        optional_features: OPTIONAL_METADATA_ENTRIES,
+        ..Header::default()
+    })
 }
 
 /// Maps a writer error about an entry: I/O errors concern the output, others the input tensor.

@@ -7,6 +7,7 @@ use crate::atomic;
 use crate::cli::{DecompressArgs, OutputKind};
 use crate::commands::open_container;
 use crate::error::{CliError, CliResult};
+use crate::metadata::{self, metadata_entries, MetadataEntry};
 use crate::naming::{safe_relative_path, FolderEntry};
 use crate::progress::Ui;
 use crate::sink::{BarWriter, CountingWriter};
@@ -85,8 +86,13 @@ pub fn run(args: &DecompressArgs, ui: Ui, limits: Limits) -> CliResult<Decompres
     let input = &args.input;
     let mut reader = open_container(input, limits)?;
     let entries = reader.entries().to_vec();
+    // Metadata entries (spec 2.7) go into the headers of the safetensors files they belong to; they
+    // are tensors only when named with --entry.
+    let mut metadata = metadata_entries(reader.header(), &entries);
     let selected: Vec<usize> = if args.entry.is_empty() {
-        (0..entries.len()).collect()
+        (0..entries.len())
+            .filter(|i| !metadata.iter().any(|m| m.index == *i))
+            .collect()
     } else {
         args.entry
             .iter()
@@ -103,13 +109,15 @@ pub fn run(args: &DecompressArgs, ui: Ui, limits: Limits) -> CliResult<Decompres
             })
             .collect::<CliResult<_>>()?
     };
+    metadata.retain(|m| !selected.contains(&m.index));
+    let file_metadata = metadata.iter().find(|m| m.scope.is_empty()).map(|m| m.index);
     let explicit = args
         .output_kind
         .or_else(|| args.output.as_deref().and_then(kind_of_extension));
     let folder_form = !selected.is_empty() && selected.iter().all(|&i| FolderEntry::parse(&entries[i].name).is_some());
     let kind = explicit.unwrap_or(if folder_form && args.rows.is_none() {
         OutputKind::Folder
-    } else if selected.len() == 1 {
+    } else if selected.len() == 1 && file_metadata.is_none() {
         OutputKind::Npy
     } else {
         OutputKind::Safetensors
@@ -119,6 +127,28 @@ pub fn run(args: &DecompressArgs, ui: Ui, limits: Limits) -> CliResult<Decompres
         return Err(CliError::usage(format!("output '{}' is the input", output.display())));
     }
     let decoder = args.decoder.kind();
+    // Metadata entries go where the output has their file: the whole file's (`__metadata__`) into a
+    // single safetensors output, `FILE:__metadata__` into FILE of a folder output. Any other is
+    // named in a note when the whole container is decompressed.
+    if args.entry.is_empty() {
+        for m in &metadata {
+            let placed = match kind {
+                OutputKind::Npy => false,
+                OutputKind::Safetensors => m.scope.is_empty(),
+                OutputKind::Folder => !m.scope.is_empty(),
+            };
+            if !placed {
+                ui.note(&format!(
+                    "metadata entry '{}' is not written: this output has no file it belongs to (extract it with --entry)",
+                    entries[m.index].name
+                ));
+            }
+        }
+    }
+    let file_metadata = match (file_metadata, kind) {
+        (Some(i), OutputKind::Safetensors) => Some(metadata::read_text(&mut reader, input, i, decoder)?),
+        _ => None,
+    };
 
     if let Some(selection) = &args.rows {
         if selected.len() != 1 {
@@ -153,7 +183,7 @@ pub fn run(args: &DecompressArgs, ui: Ui, limits: Limits) -> CliResult<Decompres
                     shape: &shape,
                 };
                 atomic::write_file(&output, args.force, |w| {
-                    safetensors::write(w, &[(spec, &data)], None)
+                    safetensors::write(w, &[(spec, &data)], file_metadata.as_deref())
                         .map_err(|er| CliError::io(&output, "cannot write the output", &er))
                 })?;
             }
@@ -195,11 +225,12 @@ pub fn run(args: &DecompressArgs, ui: Ui, limits: Limits) -> CliResult<Decompres
         }
         OutputKind::Safetensors => {
             atomic::write_file(&output, args.force, |w| {
-                ctx.safetensors(&mut reader, &entries, &selected, w, &output)
+                ctx.safetensors(&mut reader, &entries, &selected, file_metadata.as_deref(), w, &output)
             })?;
         }
         OutputKind::Folder => {
-            let plan = folder_plan(&entries, &selected).map_err(|m| CliError::bad_input(input, "E_NAME", m))?;
+            let plan = folder_plan(&entries, &selected, &metadata, args.entry.is_empty())
+                .map_err(|m| CliError::bad_input(input, "E_NAME", m))?;
             atomic::write_dir(&output, args.force, |dir| {
                 for (rel, members) in &plan {
                     let path = dir.join(rel);
@@ -210,11 +241,14 @@ pub fn run(args: &DecompressArgs, ui: Ui, limits: Limits) -> CliResult<Decompres
                             let header = npy_header(e.dtype, &e.shape, &e.name)?;
                             atomic::write_inner_file(&path, |w| ctx.npy(&mut reader, *i, &header, w, &shown))?;
                         }
-                        FolderFile::Safetensors(list) => {
-                            let idx: Vec<usize> = list.iter().map(|(i, _)| *i).collect();
-                            let names: Vec<&str> = list.iter().map(|(_, n)| n.as_str()).collect();
+                        FolderFile::Safetensors { tensors, metadata } => {
+                            let tensors: Vec<(usize, &str)> = tensors.iter().map(|(i, n)| (*i, n.as_str())).collect();
+                            let text = match metadata {
+                                Some(m) => Some(metadata::read_text(&mut reader, input, *m, decoder)?),
+                                None => None,
+                            };
                             atomic::write_inner_file(&path, |w| {
-                                ctx.safetensors_named(&mut reader, &entries, &idx, &names, w, &shown)
+                                ctx.safetensors_named(&mut reader, &entries, &tensors, text.as_deref(), w, &shown)
                             })?;
                         }
                     }
@@ -258,12 +292,23 @@ fn npy_header(dtype: Dtype, shape: &[u64], name: &str) -> CliResult<Vec<u8>> {
 /// One file of a folder output.
 enum FolderFile {
     Npy(usize),
-    Safetensors(Vec<(usize, String)>),
+    /// Tensors (entry, tensor name) and the metadata entry of the file, if any.
+    Safetensors {
+        tensors: Vec<(usize, String)>,
+        metadata: Option<usize>,
+    },
 }
 
 /// Groups the selected entries into the files of a folder output (in order of first appearance).
-/// Entries not in folder form become `<name>.npy`.
-fn folder_plan(entries: &[EntryInfo], selected: &[usize]) -> Result<Vec<(PathBuf, FolderFile)>, String> {
+/// Entries not in folder form become `<name>.npy`. A metadata entry `FILE:__metadata__` goes into
+/// the header of `FILE` when the output has it, and makes `FILE` (with no tensors) when the whole
+/// container is written (`all`), so that a safetensors file that held only metadata comes back.
+fn folder_plan(
+    entries: &[EntryInfo],
+    selected: &[usize],
+    metadata: &[MetadataEntry],
+    all: bool,
+) -> Result<Vec<(PathBuf, FolderFile)>, String> {
     let mut plan: Vec<(PathBuf, FolderFile)> = Vec::new();
     for &i in selected {
         let name = &entries[i].name;
@@ -273,10 +318,36 @@ fn folder_plan(entries: &[EntryInfo], selected: &[usize]) -> Result<Vec<(PathBuf
         });
         let rel = safe_relative_path(&fe.file)?;
         match (fe.tensor, plan.iter_mut().find(|(p, _)| *p == rel)) {
-            (Some(t), Some((_, FolderFile::Safetensors(list)))) => list.push((i, t)),
-            (Some(t), None) => plan.push((rel, FolderFile::Safetensors(vec![(i, t)]))),
+            (Some(t), Some((_, FolderFile::Safetensors { tensors, .. }))) => tensors.push((i, t)),
+            (Some(t), None) => plan.push((
+                rel,
+                FolderFile::Safetensors {
+                    tensors: vec![(i, t)],
+                    metadata: None,
+                },
+            )),
             (None, None) => plan.push((rel, FolderFile::Npy(i))),
             (_, Some(_)) => return Err(format!("entry '{name}' maps to a file another entry uses")),
+        }
+    }
+    for m in metadata.iter().filter(|m| !m.scope.is_empty()) {
+        let rel = safe_relative_path(&m.scope)?;
+        match plan.iter_mut().find(|(p, _)| *p == rel) {
+            Some((_, FolderFile::Safetensors { metadata, .. })) => *metadata = Some(m.index),
+            Some(_) => {
+                return Err(format!(
+                    "metadata entry '{}' maps to a file another entry uses",
+                    entries[m.index].name
+                ))
+            }
+            None if all => plan.push((
+                rel,
+                FolderFile::Safetensors {
+                    tensors: Vec::new(),
+                    metadata: Some(m.index),
+                },
+            )),
+            None => {}
         }
     }
     Ok(plan)
@@ -318,36 +389,37 @@ impl Ctx<'_> {
         reader: &mut Reader,
         entries: &[EntryInfo],
         selected: &[usize],
+        metadata: Option<&str>,
         w: &mut W,
         output: &Path,
     ) -> CliResult<()> {
-        let names: Vec<&str> = selected.iter().map(|&i| entries[i].name.as_str()).collect();
-        self.safetensors_named(reader, entries, selected, &names, w, output)
+        let tensors: Vec<(usize, &str)> = selected.iter().map(|&i| (i, entries[i].name.as_str())).collect();
+        self.safetensors_named(reader, entries, &tensors, metadata, w, output)
     }
 
+    /// Writes a safetensors file of `tensors` (entry, tensor name) with `metadata` (JSON text).
     fn safetensors_named<W: Write>(
         &self,
         reader: &mut Reader,
         entries: &[EntryInfo],
-        selected: &[usize],
-        names: &[&str],
+        tensors: &[(usize, &str)],
+        metadata: Option<&str>,
         w: &mut W,
         output: &Path,
     ) -> CliResult<()> {
-        let specs: Vec<safetensors::TensorSpec<'_>> = selected
+        let specs: Vec<safetensors::TensorSpec<'_>> = tensors
             .iter()
-            .zip(names)
-            .map(|(&i, name)| safetensors::TensorSpec {
+            .map(|&(i, name)| safetensors::TensorSpec {
                 name,
                 dtype: entries[i].dtype,
                 shape: &entries[i].shape,
             })
             .collect();
-        let header = safetensors::header_bytes(&specs, None)
+        let header = safetensors::header_bytes(&specs, metadata)
             .map_err(|e| CliError::bad_input(self.input, "E_NAME", e.to_string()))?;
         w.write_all(&header)
             .map_err(|e| CliError::io(output, "cannot write the output", &e))?;
-        for &i in selected {
+        for &(i, _) in tensors {
             self.stream(reader, i, w, output)?;
         }
         Ok(())

@@ -3,8 +3,9 @@
 use crate::cli::InspectArgs;
 use crate::commands::open_container;
 use crate::error::{CliError, CliResult};
+use crate::metadata::{self, metadata_entries};
 use ibp_codec::chunk_codec::raw_for_gpu_reads;
-use ibp_codec::Limits;
+use ibp_codec::{DecoderKind, Limits};
 use ibp_format::{FOOTER_LEN, HEADER_LEN};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -79,6 +80,13 @@ pub struct EntryReport {
     pub chunks_raw_for_gpu_reads: usize,
     /// Every chunk.
     pub chunks: Vec<ChunkReport>,
+    /// A metadata entry's keys and values (spec 2.7: a safetensors `__metadata__`); absent for
+    /// tensors.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<BTreeMap<String, String>>,
+    /// Why a metadata entry's text is not of the spec's form (`E_METADATA`); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub metadata_error: Option<String>,
 }
 
 /// The whole file.
@@ -191,7 +199,17 @@ pub fn report(path: &Path, limits: Limits) -> CliResult<InspectReport> {
             raw_row_fraction: ratio(raw_rows, e.row_count),
             chunks_raw_for_gpu_reads: chunks.iter().filter(|c| c.raw_for_gpu_reads).count(),
             chunks,
+            metadata: None,
+            metadata_error: None,
         });
+    }
+    for m in metadata_entries(reader.header(), &entries) {
+        let decoded =
+            metadata::decode(&mut reader, m.index, DecoderKind::Fast).map_err(|e| CliError::format(path, e))?;
+        match decoded {
+            Ok((_, map)) => out[m.index].metadata = Some(map),
+            Err(why) => out[m.index].metadata_error = Some(why),
+        }
     }
     let file_bytes = reader.file_len();
     let raw: u64 = out.iter().map(|e| e.raw_bytes).sum();
@@ -271,6 +289,16 @@ pub fn render_text(r: &InspectReport, chunks: bool) -> String {
                  writes them raw; a GPU loader with ChunkForm::FOR_GPU_READS keeps them raw)",
                 e.chunks_raw_for_gpu_reads, e.chunk_count
             );
+        }
+        if let Some(map) = &e.metadata {
+            let _ = writeln!(
+                s,
+                "    metadata (spec 2.7): {}",
+                serde_json::to_string(map).expect("a map of strings serialises")
+            );
+        }
+        if let Some(why) = &e.metadata_error {
+            let _ = writeln!(s, "    metadata (spec 2.7): E_METADATA: {why}");
         }
         if chunks {
             for c in &e.chunks {

@@ -5,6 +5,7 @@
 use crate::cli::VerifyArgs;
 use crate::commands::open_container;
 use crate::error::{CliError, CliResult, ErrorKind};
+use crate::metadata::{self, metadata_entries};
 use crate::progress::Ui;
 use ibp_codec::DecoderKind;
 use ibp_codec::{ContainerReader, Limits};
@@ -27,7 +28,8 @@ pub struct Problem {
     pub chunk: usize,
     /// Row within the entry, when the error names one.
     pub row: Option<u64>,
-    /// The spec's error code (`E_PAYLOAD_CRC`, ...) or `E_DECODER_MISMATCH`.
+    /// The spec's error code (`E_PAYLOAD_CRC`, ...), `E_DECODER_MISMATCH`, or `E_METADATA` (a
+    /// metadata entry whose text is not a JSON object of strings; its chunks decode).
     pub code: String,
     /// What is wrong.
     pub detail: String,
@@ -210,6 +212,22 @@ pub fn check(
                     ),
                 });
             }
+        }
+    }
+    // Metadata entries (spec 2.7) that decode: their text must be a JSON object of strings.
+    for m in metadata_entries(reader.header(), &entries) {
+        if result.problems.iter().any(|p| p.entry_index == m.index) {
+            continue;
+        }
+        if let Ok(Err(detail)) = metadata::decode(&mut reader, m.index, DecoderKind::Fast) {
+            result.problems.push(Problem {
+                entry: entries[m.index].name.clone(),
+                entry_index: m.index,
+                chunk: 0,
+                row: None,
+                code: metadata::E_METADATA.to_owned(),
+                detail,
+            });
         }
     }
     bar.finish_and_clear();

@@ -7,8 +7,9 @@
 //! header fits the file, every tensor's byte length equals its shape times its dtype size, and the
 //! tensors tile the data buffer with no hole or overlap.
 //!
-//! `__metadata__` is returned by [`parse`] but has no slot in an `.ibp` container: the `ibp` command
-//! reports that it is dropped.
+//! `__metadata__` is returned by [`parse`] with the byte range of its JSON text, which the `ibp`
+//! command stores verbatim as a metadata entry (spec 2.7) and [`header_bytes`] writes back verbatim,
+//! so a file written by the reference implementation comes back byte for byte.
 
 use super::{malformed, tensor_bytes, unsupported, Result, TensorIoError};
 use ibp_format::Dtype;
@@ -33,13 +34,22 @@ pub struct StTensor {
     pub range: Range<usize>,
 }
 
+/// The `__metadata__` object of a safetensors header.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StMetadata {
+    /// Its keys and values.
+    pub map: BTreeMap<String, String>,
+    /// Where its JSON text (the object, as written) lies, as offsets from the start of the file.
+    pub text: Range<usize>,
+}
+
 /// A parsed safetensors header.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StFile {
     /// Tensors in the order of their data in the file.
     pub tensors: Vec<StTensor>,
     /// The `__metadata__` object, if present.
-    pub metadata: Option<BTreeMap<String, String>>,
+    pub metadata: Option<StMetadata>,
     /// Offset of the data buffer from the start of the file (`8 + N`).
     pub data_start: usize,
 }
@@ -92,6 +102,19 @@ pub fn parse(bytes: &[u8]) -> Result<StFile> {
     }
     let header: Value = serde_json::from_slice(&bytes[8..data_start])
         .map_err(|e| TensorIoError::Malformed(format!("header is not valid JSON: {e}")))?;
+    // The metadata object's text as written (a second, borrowing parse of the valid header).
+    #[derive(serde::Deserialize)]
+    struct MetadataText<'a> {
+        #[serde(rename = "__metadata__", borrow, default)]
+        text: Option<&'a serde_json::value::RawValue>,
+    }
+    let metadata_text = serde_json::from_slice::<MetadataText<'_>>(&bytes[8..data_start])
+        .map_err(|e| TensorIoError::Malformed(format!("header is not valid JSON: {e}")))?
+        .text
+        .map(|raw| {
+            let start = raw.get().as_ptr() as usize - bytes.as_ptr() as usize;
+            start..start + raw.get().len()
+        });
     let Value::Object(map) = header else {
         return malformed("header is not a JSON object");
     };
@@ -100,7 +123,13 @@ pub fn parse(bytes: &[u8]) -> Result<StFile> {
     let mut tensors = Vec::with_capacity(map.len());
     for (name, value) in map {
         if name == "__metadata__" {
-            metadata = Some(parse_metadata(&value)?);
+            let Some(text) = metadata_text.clone() else {
+                return malformed("__metadata__ could not be located in the header");
+            };
+            metadata = Some(StMetadata {
+                map: parse_metadata(&value)?,
+                text,
+            });
             continue;
         }
         tensors.push(parse_tensor(name, &value, data_start, data_len)?);
@@ -130,6 +159,14 @@ pub fn parse(bytes: &[u8]) -> Result<StFile> {
         metadata,
         data_start,
     })
+}
+
+/// Reads the JSON text of a `__metadata__` object (as a metadata entry stores it, spec 2.7): an
+/// object whose values are all strings.
+pub fn metadata_from_text(text: &[u8]) -> Result<BTreeMap<String, String>> {
+    let value: Value = serde_json::from_slice(text)
+        .map_err(|e| TensorIoError::Malformed(format!("__metadata__ is not valid JSON: {e}")))?;
+    parse_metadata(&value)
 }
 
 fn parse_metadata(value: &Value) -> Result<BTreeMap<String, String>> {
@@ -209,14 +246,18 @@ pub struct TensorSpec<'a> {
 }
 
 /// Builds the 8-byte length and the JSON header for `tensors` whose data will follow back to back
-/// in the given order. The header is padded with spaces to a multiple of 8 bytes, so the data
-/// buffer starts 8-byte aligned. Names must be unique and not `__metadata__`.
-pub fn header_bytes(tensors: &[TensorSpec<'_>], metadata: Option<&BTreeMap<String, String>>) -> Result<Vec<u8>> {
+/// in the given order, with `metadata` (the JSON text of a `__metadata__` object, written verbatim
+/// first; it must be an object of strings, [`metadata_from_text`]). The header is padded with
+/// spaces to a multiple of 8 bytes, so the data buffer starts 8-byte aligned. Names must be unique
+/// and not `__metadata__`. (This is the layout the reference implementation writes, so a file it
+/// wrote, parsed and written back here, comes back byte for byte.)
+pub fn header_bytes(tensors: &[TensorSpec<'_>], metadata: Option<&str>) -> Result<Vec<u8>> {
     let mut json = String::from("{");
     let mut first = true;
-    if let Some(meta) = metadata {
+    if let Some(text) = metadata {
+        metadata_from_text(text.as_bytes())?;
         json.push_str("\"__metadata__\":");
-        json.push_str(&serde_json::to_string(meta).expect("string map serialises"));
+        json.push_str(text);
         first = false;
     }
     let mut offset = 0u64;
@@ -256,7 +297,7 @@ pub fn header_bytes(tensors: &[TensorSpec<'_>], metadata: Option<&BTreeMap<Strin
 pub fn write<W: Write>(
     out: &mut W,
     tensors: &[(TensorSpec<'_>, &[u8])],
-    metadata: Option<&BTreeMap<String, String>>,
+    metadata: Option<&str>,
 ) -> std::io::Result<()> {
     let specs: Vec<TensorSpec<'_>> = tensors.iter().map(|(s, _)| *s).collect();
     let header = header_bytes(&specs, metadata)
@@ -289,8 +330,6 @@ mod tests {
         let a: Vec<u8> = (0..24).collect();
         let b: Vec<u8> = vec![0x3f, 0x80, 0x40, 0x00]; // two bf16
         let c: Vec<u8> = vec![];
-        let mut meta = BTreeMap::new();
-        meta.insert("format".to_owned(), "pt".to_owned());
         let mut out = Vec::new();
         write(
             &mut out,
@@ -320,7 +359,7 @@ mod tests {
                     &c,
                 ),
             ],
-            Some(&meta),
+            Some(r#"{"format": "pt", "b":"2"}"#),
         )
         .unwrap();
         out
@@ -337,7 +376,10 @@ mod tests {
         assert_eq!(st.tensors[1].dtype, Dtype::Bf16);
         assert_eq!(&f[st.tensors[1].range.clone()], &[0x3f, 0x80, 0x40, 0x00]);
         assert_eq!(st.tensors[0].shape, [2, 3]);
-        assert_eq!(st.metadata.unwrap()["format"], "pt");
+        let meta = st.metadata.unwrap();
+        assert_eq!(meta.map["format"], "pt");
+        // The text as written (spacing and key order), for a verbatim copy.
+        assert_eq!(&f[meta.text], br#"{"format": "pt", "b":"2"}"#);
     }
 
     #[test]
