@@ -149,6 +149,25 @@ pub struct OptionsRecord {
     pub prefer_wide_words: Option<f64>,
 }
 
+impl Default for OptionsRecord {
+    /// `EncodeOptions::default()`'s record: every width and threshold searched, one group, `A = 1`,
+    /// default chunks, a 1.0 header with no optional feature.
+    fn default() -> Self {
+        OptionsRecord {
+            word_width: None,
+            threshold: None,
+            sample_fraction: None,
+            groups: 1,
+            align_log2: 0,
+            chunk_rows: None,
+            minor_version: 0,
+            optional_features: 0,
+            transfer_cost: None,
+            prefer_wide_words: None,
+        }
+    }
+}
+
 /// `conformance/released.json`: vectors frozen by a release, id -> SHA-256 of the file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct Released {

@@ -76,18 +76,7 @@ pub fn real_data_vectors(data_dir: &Path) -> Vec<Vector> {
                 row_bytes,
                 data,
             }],
-            OptionsRecord {
-                word_width: None,
-                threshold: None,
-                sample_fraction: None,
-                groups: 1,
-                align_log2: 0,
-                chunk_rows: None,
-                minor_version: 0,
-                optional_features: 0,
-                transfer_cost: None,
-                prefer_wide_words: None,
-            },
+            OptionsRecord::default(),
         ));
     }
     out

@@ -654,16 +654,8 @@ pub fn valid_vectors(data_dir: &std::path::Path) -> Vec<Vector> {
             data: d,
         }],
         OptionsRecord {
-            word_width: None,
-            threshold: None,
-            sample_fraction: None,
-            groups: 1,
-            align_log2: 0,
             chunk_rows: Some(16),
-            minor_version: 0,
-            optional_features: 0,
-            transfer_cost: None,
-            prefer_wide_words: None,
+            ..OptionsRecord::default()
         },
     ));
     let d = embedding_rows(&mut rng, 40, 24, 0.3, 12, &[]);
@@ -681,14 +673,9 @@ pub fn valid_vectors(data_dir: &std::path::Path) -> Vec<Vector> {
         OptionsRecord {
             word_width: Some(32),
             threshold: Some(0.9),
-            sample_fraction: None,
             groups: 4,
             align_log2: 4,
-            chunk_rows: None,
-            minor_version: 0,
-            optional_features: 0,
-            transfer_cost: None,
-            prefer_wide_words: None,
+            ..OptionsRecord::default()
         },
     ));
 
@@ -809,16 +796,8 @@ pub fn valid_vectors(data_dir: &std::path::Path) -> Vec<Vector> {
             },
         ],
         OptionsRecord {
-            word_width: None,
-            threshold: None,
-            sample_fraction: None,
-            groups: 1,
-            align_log2: 0,
-            chunk_rows: None,
-            minor_version: 0,
             optional_features: ibp_format::OPTIONAL_METADATA_ENTRIES,
-            transfer_cost: None,
-            prefer_wide_words: None,
+            ..OptionsRecord::default()
         },
     ));
     v
