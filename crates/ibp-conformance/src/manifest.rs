@@ -150,20 +150,23 @@ pub struct OptionsRecord {
 }
 
 impl Default for OptionsRecord {
-    /// `EncodeOptions::default()`'s record: every width and threshold searched, one group, `A = 1`,
-    /// default chunks, a 1.0 header with no optional feature.
+    /// The record of `EncodeOptions::default()` (every width and threshold searched, one group,
+    /// `A = 1`, default chunks), written with a 1.0 header and no optional feature.
     fn default() -> Self {
+        let o = ibp_codec::EncodeOptions::default();
         OptionsRecord {
-            word_width: None,
-            threshold: None,
-            sample_fraction: None,
-            groups: 1,
-            align_log2: 0,
-            chunk_rows: None,
+            word_width: o.word_width.map(|w| w.bits()),
+            threshold: o.threshold,
+            sample_fraction: o.sample_fraction,
+            groups: o.groups,
+            align_log2: o.align_log2,
+            chunk_rows: o.chunk_rows,
             minor_version: 0,
             optional_features: 0,
-            transfer_cost: None,
-            prefer_wide_words: None,
+            transfer_cost: o
+                .transfer_cost
+                .map(|t| vec![t.sector_bytes, t.request_bytes, t.request_weight, t.record_weight]),
+            prefer_wide_words: o.prefer_wide_words,
         }
     }
 }
