@@ -11,6 +11,8 @@ mod props;
 #[path = "../fuzz/src/replay.rs"]
 #[allow(dead_code)]
 mod replay;
+#[path = "../fuzz/src/tensor_props.rs"]
+mod tensor_props;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
@@ -63,6 +65,36 @@ fn every_corpus_and_crash_file_passes_its_property() {
         inputs.len(),
         failures.join("\n")
     );
+}
+
+/// The `tensor_files` target's corpus and crashes (`.npy` and safetensors files behind a selector
+/// byte) through its property: the `ibp` command's readers and writers of tensor files.
+#[test]
+fn tensor_file_inputs_pass_their_property() {
+    let inputs = replay::fuzz_inputs_of(&fuzz_dir(), &["tensor_files"]).expect("fuzz/ readable");
+    assert!(
+        inputs.iter().filter(|i| !i.is_crash).count() >= 7,
+        "fuzz/corpus/tensor_files/ lost its seeds"
+    );
+    for input in &inputs {
+        let outcome = catch_unwind(AssertUnwindSafe(|| tensor_props::check_tensor_files(&input.bytes)));
+        assert!(outcome.is_ok(), "{} fails its property", input.path.display());
+    }
+    // The seeds are read, not only rejected: each parses (a property that returned early on every
+    // input would check nothing).
+    for input in inputs.iter().filter(|i| {
+        i.path
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with("seed-"))
+    }) {
+        let (&sel, file) = input.bytes.split_first().unwrap();
+        let parsed = if sel % 2 == 0 {
+            ibp_cli::tensor_io::npy::parse(file).is_ok()
+        } else {
+            ibp_cli::tensor_io::safetensors::parse(file).is_ok()
+        };
+        assert!(parsed, "{} does not parse", input.path.display());
+    }
 }
 
 #[test]

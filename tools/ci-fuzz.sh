@@ -11,7 +11,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 secs=${FUZZ_SECONDS:-30}
-targets=(parse decode gather roundtrip differential no_leak kernels)
+targets=(parse decode gather roundtrip differential no_leak kernels tensor_files)
 if [[ $# -gt 0 ]]; then targets=("$@"); fi
 
 if ! command -v c++ >/dev/null 2>&1; then

@@ -8,7 +8,8 @@
 #   tools/fuzz.sh --minimize TARGET CRASH_FILE                  minimise a crash into
 #                                                               fuzz/artifacts/TARGET/
 #
-# Targets: parse decode gather roundtrip differential no_leak kernels (fuzz/README.md says what each checks).
+# Targets: parse decode gather roundtrip differential no_leak kernels tensor_files (fuzz/README.md says
+# what each checks).
 # Seeds: fuzz/corpus/TARGET (committed) and, for the container targets, conformance/vectors/*.ibp.
 # New inputs go to fuzz/target/corpus-work/TARGET (not committed: `--merge` folds them in).
 # Crashes go to fuzz/artifacts/TARGET/; the exit status is non-zero when one is found.
@@ -19,7 +20,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 triple=$(rustc -vV | sed -n 's/^host: //p')
-targets=(parse decode gather roundtrip differential no_leak kernels)
+targets=(parse decode gather roundtrip differential no_leak kernels tensor_files)
 bin_dir="$root/fuzz/target/$triple/release"
 [[ -n ${FUZZ_ASAN:-} ]] && bin_dir="$root/fuzz/target/asan/$triple/release"
 

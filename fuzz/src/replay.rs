@@ -42,9 +42,15 @@ pub struct FuzzInput {
 /// known targets (sorted by path; README and dot files skipped). `fuzz_dir` is the repository's
 /// `fuzz/` folder.
 pub fn fuzz_inputs(fuzz_dir: &Path) -> std::io::Result<Vec<FuzzInput>> {
+    fuzz_inputs_of(fuzz_dir, &TARGETS)
+}
+
+/// [`fuzz_inputs`] of the given targets (`tensor_files`, whose inputs are not containers, is
+/// replayed apart).
+pub fn fuzz_inputs_of(fuzz_dir: &Path, targets: &[&str]) -> std::io::Result<Vec<FuzzInput>> {
     let mut inputs = Vec::new();
     for (kind, is_crash) in [("corpus", false), ("artifacts", true)] {
-        for target in TARGETS {
+        for &target in targets {
             let dir = fuzz_dir.join(kind).join(target);
             if !dir.is_dir() {
                 continue;
