@@ -44,8 +44,7 @@ pub struct ContainerWriter<W: Write> {
     directory: Directory,
     names: HashSet<String>,
     open: Option<OpenEntry>,
-    /// Optional-feature bit 0 is set: entries named as metadata (spec 2.7) must be `u8` vectors,
-    /// and there must be one.
+    /// Optional-feature bit 0 is set: entries named as metadata (spec 2.7) must be `u8` vectors.
     metadata_bit: bool,
 }
 
@@ -57,8 +56,9 @@ impl<W: Write> ContainerWriter<W> {
 
     /// Starts a container with the given header (e.g. optional-feature bits set). With bit 0
     /// (metadata entries, spec 2.7) set, every entry named `__metadata__` or `...:__metadata__`
-    /// must be a `u8` vector (its text, a JSON object of strings, is the caller's to check) and
-    /// [`ContainerWriter::finish`] requires at least one.
+    /// must be a `u8` vector (its text, a JSON object of strings, is the caller's to check). The
+    /// header is written as given: setting bit 0 with no such entry is the caller's choice (spec
+    /// 2.7 discourages it; conformance vectors `v-0032` and `v-0033` do it).
     pub fn with_header(mut out: W, opts: EncodeOptions, header: Header) -> Result<Self> {
         out.write_all(&header.to_bytes())?;
         Ok(ContainerWriter {
@@ -246,11 +246,6 @@ impl<W: Write> ContainerWriter<W> {
             ErrorCode::InvalidArgument,
             "finish called inside an entry"
         );
-        ensure!(
-            !self.metadata_bit || self.directory.entries.iter().any(|e| is_metadata_name(&e.name)),
-            ErrorCode::InvalidArgument,
-            "optional-feature bit 0 (metadata entries) is set but no entry is named __metadata__ (spec 2.7)"
-        );
         let dir = self.directory.to_bytes();
         let footer = Footer {
             directory_offset: self.offset,
@@ -322,7 +317,7 @@ mod tests {
         ContainerWriter::with_header(Vec::new(), EncodeOptions::default(), header).unwrap()
     }
 
-    /// Spec 2.7: with bit 0, metadata names are u8 vectors, and the bit needs such an entry.
+    /// Spec 2.7: with bit 0, metadata names are u8 vectors.
     #[test]
     fn metadata_bit_and_names_agree() {
         let text = br#"{"format":"pt"}"#;
@@ -336,9 +331,6 @@ mod tests {
         let r = crate::reader::ContainerReader::open(std::io::Cursor::new(bytes)).unwrap();
         assert!(r.header().has_metadata_entries());
 
-        let mut w = with_bit();
-        w.write_entry("x", Dtype::F32, &[2], 8, &[0; 8]).unwrap();
-        assert_eq!(w.finish().unwrap_err().code, ErrorCode::InvalidArgument);
         // Without the bit the names are free.
         let mut w = ContainerWriter::new(Vec::new(), EncodeOptions::default()).unwrap();
         w.write_entry("__metadata__", Dtype::F32, &[2], 8, &[0; 8]).unwrap();
