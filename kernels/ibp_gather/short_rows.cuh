@@ -48,10 +48,10 @@
 // IBP_SLICE_ONE_ENTRY=1: in the short-rows kernel, chunks whose positions all have one Mask and
 // Bitval (KV-cache rows: every head dimension alike) and no 3+ runs decode with that one table entry
 // held in registers, no table read per word: K bf16's loop per 16-byte vector takes 191 instructions
-// instead of 255 (SASS, sm_90). Built and checked on the CPU-run kernels, not yet timed on a GPU, so
-// off by default (GPU_NOTES entry 66).
+// instead of 255 (SASS, sm_90). Adopted (GPU_NOTES entry 68: K bf16 0.49 / 0.45 -> 0.56-0.57 / 0.53 of
+// the D2D copy at A = 1 / 16, both runs); 0 keeps the table read per word.
 #ifndef IBP_SLICE_ONE_ENTRY
-#define IBP_SLICE_ONE_ENTRY 0
+#define IBP_SLICE_ONE_ENTRY 1
 #endif
 
 // Word k (a constant after unrolling) of a 16-byte vector of WB-byte words, into acc (zeroed).
@@ -298,10 +298,10 @@ __device__ __forceinline__ void slice_tile_rows(const IbpGatherParams& prm, cons
 #endif
 // IBP_LONG_WIDE_READS=1: words of 8 or 16 bits take one 32-bit stream read per 4 or 2 consecutive
 // words, whose fields fill at most 32 bits together, instead of a read per word: half the long
-// kernel's stream loads on Fashion-MNIST. Built and checked on the CPU-run kernels, not yet timed on
-// a GPU, so off by default (GPU_NOTES entries 65 and 66).
+// kernel's stream loads on Fashion-MNIST. Adopted (GPU_NOTES entry 68: 0.336 -> 0.345-0.351 on the
+// 256 MiB entries, 0.39-0.47 -> 0.45-0.52 on 8 MiB ones, both runs); 0 keeps a read per word.
 #ifndef IBP_LONG_WIDE_READS
-#define IBP_LONG_WIDE_READS 0
+#define IBP_LONG_WIDE_READS 1
 #endif
 
 // Stream bits the fields of words 0 .. jb-1 of a coded record at stream bit base take (jb the same
