@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# NOT RUN YET (session 2026-12-04, sixteenth: no device was lent). For the next session with a GPU,
+# RUN in the session of 2026-12-05 (parts ab, widths, gathers and full: bench/results/gpu-2026-12-05/,
+# GPU_NOTES entry 68); part multi is still to run on a host of 2 GPUs. Written in the session of
+# 2026-12-04 (sixteenth), when no device was lent. For the next session with a GPU,
 # here: `pip install -q -r tools/requirements-data.txt && python3 tools/datasets.py --gpu-pack` (on
 # a fresh checkout: the real-data slices), `bash tools/gpu-run.sh --prepare`, and
 # `gzip -f .devrun/data/cora-features-f32.npy` (the carry limit is 64 MiB); then on the device
