@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Device calls of the session of 2026-12-05 (eighteenth; GPU_NOTES entry 69): the long-rows kernel's
+# direct mode (records read from the payload through a register window per lane, no tile staged in
+# shared memory, 256-row tiles with every warp decoding) against the staged tiles. Here first:
+# `bash tools/gpu-run.sh --prepare` and `gzip -f .devrun/data/cora-features-f32.npy`; then on the
+# device (carry .devrun), one call per part:
+#   bash bench/results/gpu-2026-12-05-b/session.sh ab     # Fashion-MNIST decode A/B (~6-8 min)
+#   bash bench/results/gpu-2026-12-05-b/session.sh full   # tests, conformance, ibp verify --gpu, bench
+# ab: whole-entry decode of Fashion-MNIST (256 MiB entries: 1,337 direct tiles; 8 MiB entries, which
+# keep the segments of entry 65 in every variant), each variant interleaved twice:
+#   staged:  IBP_LONG_DIRECT=0 (the tiles of entry 64, as before);
+#   direct:  IBP_LONG_DIRECT=1 (the new default), 128 registers, 2 blocks (16 warps) per SM;
+#   direct4: the same built with -DIBP_LEAN_LONG_MIN_BLOCKS=4: 64 registers (34 B of spills), 4 blocks
+#            (32 warps) per SM (the staged tiles still fit 2 blocks per SM in shared memory).
+set -u
+[ -f .devrun/data/cora-features-f32.npy.gz ] && gunzip -f .devrun/data/cora-features-f32.npy.gz
+R=${OUT:-/tmp/out}; mkdir -p "$R"
+B=.devrun/ibp-gpu-bench
+compare() {
+    python3 tools/ab_compare.py "$2.1=/tmp/ab/$2_1/bench.log" "$3.1=/tmp/ab/$3_1/bench.log" \
+        "$2.2=/tmp/ab/$2_2/bench.log" "$3.2=/tmp/ab/$3_2/bench.log" --what "$1"
+}
+# ab NAME DIRECT DEFINES [BENCH ARGS...]: one decode-only run (tools/gpu-ab.sh) into /tmp/ab/NAME.
+ab() {
+    local name=$1 direct=$2 defines=$3
+    shift 3
+    env IBP_LONG_DIRECT="$direct" OUT="$R" IBP_BENCH_TIMEOUT=150 bash tools/gpu-ab.sh "$name" "$defines" $B "$@" |
+        tee -a /tmp/ab/summary.txt
+}
+report() {
+    for c in "$@"; do $c; done > /tmp/ab/compare.txt 2>&1
+    cat /tmp/ab/compare.txt
+    tar czf "$R/ab.tgz" -C /tmp ab
+}
+case "${1:-ab}" in
+ab)
+    rm -rf /tmp/ab; mkdir -p /tmp/ab
+    for i in 1 2; do
+        ab staged_$i 0 "" --only fashion
+        ab direct_$i 1 "" --only fashion
+        ab direct4_$i 1 "-DIBP_LEAN_LONG_MIN_BLOCKS=4" --only fashion
+        ab staged8_$i 0 "" --only fashion --target-mib 8
+        ab direct8_$i 1 "" --only fashion --target-mib 8
+    done
+    report "compare decode staged direct" "compare decode staged direct4" "compare decode direct direct4" \
+        "compare decode staged8 direct8"
+    ;;
+full)
+    timeout 560 bash tools/gpu-full-run.sh
+    ;;
+esac
