@@ -333,104 +333,21 @@ __device__ __forceinline__ ibp_u32 lane_prefix_bits(const ibp_u32* w, ibp_u32 ba
     return bits;
 }
 
-// IBP_LONG_DIRECT=1: the long-rows kernel may read a tile's records straight from the payload in
-// global memory instead of staging them in shared memory (the host asks for it per launch with
-// IBP_LONG_DIRECT_FLAG in prm.row_segments: ranges of whole rows from device memory). Each lane keeps
-// a window on its record in registers (GlobalWindow), refilled by 16-byte loads a vector ahead, so
-// no field read waits on shared memory and a block's shared memory holds only the row offsets and
-// the table: tiles of 256 rows, every warp decoding (the staged form keeps about 4 of 8 warps
-// decoding, bound by the tile buffer). 0: the kernel has no direct mode (the flag is then reported
-// as a layout error).
-#ifndef IBP_LONG_DIRECT
-#define IBP_LONG_DIRECT 1
-#endif
-#define IBP_LONG_DIRECT_FLAG 65536              // (1 << 16) in prm.row_segments: read records from the payload
-#define IBP_LONG_SEGMENTS_MASK 65535            // in prm.row_segments: the most segments per row
-#define IBP_LONG_DIRECT_MAX_BYTES 268435456ull  // (1 << 28) a direct tile's records span less (bit offsets in 32 bits)
-
-// Word i of a direct tile's span (32-bit words, the last is last_word), clamped to the span: reads
-// past it happen only for bits past a record's end, which a valid record never uses.
-__device__ __forceinline__ ibp_u32 span_word(const ibp_u32* span, ibp_u32 last_word, ibp_u32 i) {
-    return __ldg(span + min(i, last_word));
-}
-// Bits [b, b+32) of a direct tile's span (as sbits32 on shared memory).
-__device__ __forceinline__ ibp_u32 span_bits32(const ibp_u32* span, ibp_u32 last_word, ibp_u32 b) {
-    const ibp_u32 i = b >> 5;
-    return __funnelshift_r(span_word(span, last_word, i), span_word(span, last_word, i + 1), b & 31u);
-}
-// Whether any of bits [from, to) of a direct tile's span is set (as stream_bits_set).
-__device__ __forceinline__ bool span_bits_set(const ibp_u32* span, ibp_u32 last_word, ibp_u32 from, ibp_u32 to) {
-    bool bad = false;
-#pragma unroll 1
-    for (ibp_u32 b = from; b < to; b += 32) bad |= (span_bits32(span, last_word, b) & low_mask32(to - b)) != 0;
-    return bad;
-}
-
-// A lane's window on its record in a direct tile's span (global memory): span words at and at + 1
-// in lo and hi, with at * 32 <= the next field's start < at * 32 + 32; q holds the 16-byte vector of
-// word at + 2 (the next to enter the window) and q2 the vector after it, loaded as q is taken, so
-// a load has the decode of one vector's bits (128) to arrive. Vector indices are clamped to the
-// span's last (last), so no read leaves the span; words past it are never a valid record's.
-struct GlobalWindow {
-    const uint4* span;
-    ibp_u32 last;
-    ibp_u32 lo, hi, at;
-    uint4 q, q2;
-    __device__ __forceinline__ uint4 vec(ibp_u32 v) const { return __ldg(span + min(v, last)); }
-    static __device__ __forceinline__ ibp_u32 pick(const uint4& v, ibp_u32 k) {
-        return k == 0 ? v.x : k == 1 ? v.y : k == 2 ? v.z : v.w;
-    }
-    // Opens the window on span bit b.
-    __device__ __forceinline__ void open(const uint4* s, ibp_u32 last_vec, ibp_u32 b) {
-        span = s;
-        last = last_vec;
-        at = b >> 5;
-        const ibp_u32 v = at >> 2, k = at & 3u;
-        const uint4 v0 = vec(v), v1 = vec(v + 1);
-        lo = pick(v0, k);
-        hi = k == 3 ? v1.x : pick(v0, k + 1);
-        if (k < 2) { q = v0; q2 = v1; } else { q = v1; q2 = vec(v + 2); }
-    }
-    // The 32 span bits from bit b (at * 32 <= b < at * 32 + 32).
-    __device__ __forceinline__ ibp_u32 bits(ibp_u32 b) const { return __funnelshift_r(lo, hi, b - at * 32u); }
-    // Moves the window on to span bit b (at * 32 <= b < at * 32 + 64: at most 32 bits consumed).
-    __device__ __forceinline__ void advance(ibp_u32 b) {
-        if (b - at * 32u >= 32u) {
-            const ibp_u32 k = (at + 2) & 3u;  // word at + 2 is word k of q
-            lo = hi;
-            hi = pick(q, k);
-            at++;
-            if (k == 3) {
-                q = q2;
-                q2 = vec(((at + 2) >> 2) + 1);
-            }
-        }
-    }
-};
-
-// DIRECT (IBP_LONG_DIRECT, t.gspan set): the records are read from the payload through a
-// GlobalWindow per lane, whole rows only (no segments).
-template <int WB, bool MULTI, bool DIRECT = false>
+template <int WB, bool MULTI>
 __device__ __forceinline__ void lane_tile_rows(const IbpGatherParams& prm, const TileCtx& t, ibp_u32 warp, ibp_u32 lane) {
     const ibp_u32 W = WB * 8;
     const ibp_u32 wlow = WB >= 4 ? ~0u : (1u << W) - 1u;  // a non-participating word: all W bits
     const ibp_u32 n = t.n;  // row_bytes == n * WB, a multiple of 16 (the caller checks)
     const ibp_u32 row_bytes = prm.row_bytes;
     const ibp_u32 a_mask = (1u << t.align_log2) - 1u;
-    // The stream: shared-memory words from the guard on, or (DIRECT) the span's words in global memory.
-    const ibp_u32* const w = DIRECT ? (const ibp_u32*)t.gspan : (const ibp_u32*)(t.tile - IBP_TILE_GUARD);
-    const ibp_u32 rec0 = (DIRECT ? t.skew : IBP_TILE_GUARD + t.skew) * 8;
-    const ibp_u32 last_word = DIRECT ? t.gspan_vecs * 4 - 1 : 0u;  // (gspan_vecs >= 1)
-    // Bits [b, b+32) of the stream.
-    auto stream_bits = [&](ibp_u32 b) { return DIRECT ? span_bits32(w, last_word, b) : sbits32(w, b); };
+    const ibp_u32* const w = (const ibp_u32*)(t.tile - IBP_TILE_GUARD);
+    const ibp_u32 rec0 = (IBP_TILE_GUARD + t.skew) * 8;
     ibp_u8* const out0 = prm.out + t.k0 * (ibp_u64)row_bytes;
     constexpr ibp_u32 per_vec = 16 / WB;
     const ibp_u32 nv = n / per_vec;  // 16-byte vectors per row
     const ibp_u32 row_groups = (t.nrows + 31) / 32;
-    const ibp_u32 S = DIRECT ? 1u
-                             : max(1u, min(min(min(prm.row_segments & IBP_LONG_SEGMENTS_MASK, (ibp_u32)IBP_LONG_SEGMENTS),
-                                               IBP_TILE_WARPS / max(row_groups, 1u)),
-                                           nv / IBP_LONG_SEGMENT_VECS));
+    const ibp_u32 S = max(1u, min(min(min(prm.row_segments, (ibp_u32)IBP_LONG_SEGMENTS), IBP_TILE_WARPS / max(row_groups, 1u)),
+                                  nv / IBP_LONG_SEGMENT_VECS));
     for (ibp_u32 unit = warp; unit < row_groups * S; unit += IBP_TILE_WARPS) {
         const ibp_u32 group = unit / S, seg = unit - group * S;
         const ibp_u32 jb = seg * nv / S * per_vec, je = (seg + 1) * nv / S * per_vec;  // the segment's words
@@ -451,27 +368,19 @@ __device__ __forceinline__ void lane_tile_rows(const IbpGatherParams& prm, const
         const uint4* const tm_g = t.tmask + g * n;
         const uint4* const ti_g = t.tinfo + g * n;
         // Stream bits of the fields before the segment (every lane of the warp takes part).
-        const ibp_u32 before = DIRECT || jb == 0 ? 0u : lane_prefix_bits<WB>(w, base, total_bits, ti_g, t.G <= 1, jb, lane);
+        const ibp_u32 before = jb == 0 ? 0u : lane_prefix_bits<WB>(w, base, total_bits, ti_g, t.G <= 1, jb, lane);
         // T: stream bits the record's fields use (a raw record: row_bytes * 8, its words from bit 0).
         ibp_u32 T = raw ? row_bytes * 8 : 0u;
         ibp_u8* const dst = out0 + row * (ibp_u64)row_bytes;
         if (valid && raw && ((base >> 3) & 15u) == 0) {
             // Bytes of a raw record are the row's: copied as 16-byte vectors.
             const uint4* const from = (const uint4*)((const ibp_u8*)w + (base >> 3));
-            for (ibp_u32 v = jb / per_vec; v < je / per_vec; v++) ((uint4*)dst)[v] = DIRECT ? __ldg(from + v) : from[v];
+            for (ibp_u32 v = jb / per_vec; v < je / per_vec; v++) ((uint4*)dst)[v] = from[v];
         } else if (valid) {
             ibp_u32 pos = coded ? n + before : jb * W;  // stream bit of the next field, from the record's start
-            ibp_u32 pw = coded ? stream_bits(base + min(jb & ~31u, total_bits)) : 0u;  // participation bits of words j0 & ~31 ..
-            GlobalWindow win;
-            if (DIRECT) win.open(t.gspan, t.gspan_vecs - 1, base + min(pos, total_bits));
-            // Bits [base + pos, + 32) (read at the record's end when a corrupt record puts pos past it).
-            auto field_bits32 = [&]() { return DIRECT ? win.bits(base + min(pos, total_bits)) : sbits32(w, min(base + pos, end)); };
-            // After a read's fields (at most 32 bits): the window follows pos.
-            auto consumed = [&]() {
-                if (DIRECT) win.advance(base + min(pos, total_bits));
-            };
+            ibp_u32 pw = coded ? sbits32(w, base + min(jb & ~31u, total_bits)) : 0u;  // participation bits of words j0 & ~31 ..
             for (ibp_u32 j0 = jb; j0 < je; j0 += per_vec) {
-                if ((j0 & 31u) == 0 && j0 != jb) pw = coded ? stream_bits(base + min(j0, total_bits)) : 0u;
+                if ((j0 & 31u) == 0 && j0 != jb) pw = coded ? sbits32(w, base + min(j0, total_bits)) : 0u;
                 uint4 acc = make_uint4(0u, 0u, 0u, 0u);
                 ibp_u32 forms = 0;  // the run-form flags of the vector's positions
 #pragma unroll
@@ -485,7 +394,7 @@ __device__ __forceinline__ void lane_tile_rows(const IbpGatherParams& prm, const
                     constexpr ibp_u32 per_read = WB < 4 ? 4 / WB : 1;
 #pragma unroll
                     for (ibp_u32 k0 = 0; k0 < per_vec; k0 += per_read) {
-                        ibp_u32 x = field_bits32();
+                        ibp_u32 x = sbits32(w, min(base + pos, end));
 #pragma unroll
                         for (ibp_u32 q = 0; q < per_read; q++) {
                             const ibp_u32 k = k0 + q, j = j0 + k;
@@ -498,7 +407,6 @@ __device__ __forceinline__ void lane_tile_rows(const IbpGatherParams& prm, const
                             pos += len;
                             if (q + 1 < per_read) x >>= len;
                         }
-                        consumed();
                     }
 #else
 #pragma unroll
@@ -506,12 +414,11 @@ __device__ __forceinline__ void lane_tile_rows(const IbpGatherParams& prm, const
                         const ibp_u32 j = j0 + k;
                         const bool p = (pw >> ((j0 & 31u) + k)) & 1u;
                         const uint4 tm = tm_g[j], ti = ti_g[j];
-                        const ibp_u32 x = field_bits32();
+                        const ibp_u32 x = sbits32(w, min(base + pos, end));
                         ibp_u32 dep = (__funnelshift_l(0u, x, ti.z) & tm.x) | (__funnelshift_l(0u, x, ti.z >> 8) & tm.y);
                         if (MULTI && runs && (int)ti.w < 0) dep = deposit_runs(x, tm.x, tm.y, ti.z);
                         vec_put<WB>(acc, k, (typename Word<WB>::R)(p ? dep | ti.x : x & wlow));
                         pos += field_bits(p, ti, W);
-                        consumed();
                     }
 #endif
                 } else {
@@ -520,9 +427,8 @@ __device__ __forceinline__ void lane_tile_rows(const IbpGatherParams& prm, const
                         const ibp_u32 j = j0 + k;
                         const bool p = (pw >> ((j0 & 31u) + k)) & 1u;
                         const uint4 tm = tm_g[j], ti = ti_g[j];
-                        vec_put<WB>(acc, k, table_word_bits<WB, MULTI>(field_bits32(), 0u, p, tm, ti));
+                        vec_put<WB>(acc, k, table_word_bits<WB, MULTI>(sbits32(w, min(base + pos, end)), 0u, p, tm, ti));
                         pos += field_bits(p, ti, W);
-                        consumed();
                     }
                 }
                 *(uint4*)(dst + j0 * WB) = acc;
@@ -534,9 +440,7 @@ __device__ __forceinline__ void lane_tile_rows(const IbpGatherParams& prm, const
         if (valid && last) {
             if (code == IBP_STATUS_OK) {
                 if (!raw && (T > total_bits || ((((T + 7) >> 3) + a_mask) & ~a_mask) != len)) code = IBP_STATUS_ROW_LENGTH;
-                else if (DIRECT ? span_bits_set(w, last_word, base + T, base + total_bits)
-                                : stream_bits_set(w, base + T, base + total_bits))
-                    code = IBP_STATUS_PADDING;
+                else if (stream_bits_set(w, base + T, base + total_bits)) code = IBP_STATUS_PADDING;
             }
             if (code != IBP_STATUS_OK) ibp_report(prm.status, t.k0 + row, code);
         }

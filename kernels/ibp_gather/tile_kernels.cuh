@@ -72,12 +72,11 @@ __device__ __forceinline__ ibp_u32 build_pair_table(const ibp_u8* masks, ibp_u64
 // The lean kernels' row decoders for by_word_width: Rows::run<WB, MULTI> decodes a tile's rows of
 // WB-byte words (MULTI: the table has entries with 3+ runs of free bits); WIDEST is the widest word
 // the decoder is built for.
-template <bool DIRECT>
 struct LaneRows {
     static constexpr int WIDEST = 4;
     template <int WB, bool MULTI>
     static __device__ __forceinline__ void run(const IbpGatherParams& prm, const TileCtx& t, ibp_u32 warp, ibp_u32 lane) {
-        lane_tile_rows<WB, MULTI, DIRECT>(prm, t, warp, lane);
+        lane_tile_rows<WB, MULTI>(prm, t, warp, lane);
     }
 };
 template <bool LONG, bool ONE = false>
@@ -140,9 +139,6 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
     uint4* const tmask = (uint4*)table;
     uint4* const tinfo = tmask + table_entries;
     const ibp_u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    // The long-rows kernel reads the records from the payload, no tile staged (IBP_LONG_DIRECT); a
-    // flag no kernel built for it takes fails the tile-buffer check below (the host sizes no buffer).
-    const bool direct = LEAN && SHAPE == IBP_LEAN_LONG && IBP_LONG_DIRECT && (prm.row_segments & IBP_LONG_DIRECT_FLAG) != 0;
     const ibp_u32 total_tiles = tile_starts[prm.chunk_count];
     const ibp_u64 range_end = prm.first_row + prm.count;
     ibp_u32 table_chunk = ~0u;  // chunk whose table is in shared memory (same in every thread)
@@ -295,12 +291,10 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
             total += sw;
         }
         const ibp_u64 start = s_tile_start[tile & 1];
-        // The tile must lie inside the chunk's payload and fit the shared-memory buffer (direct: its
-        // records, each at most raw_padded bytes, span less than IBP_LONG_DIRECT_MAX_BYTES).
+        // The tile must lie inside the chunk's payload and fit the shared-memory buffer.
         const bool tile_ok = s_bad_tile != tile + 1 && start <= c.payload_len && total <= c.payload_len - start &&
                              c.payload_offset <= prm.payload_size && c.payload_len <= prm.payload_size - c.payload_offset &&
-                             (direct ? (ibp_u64)nrows * c.raw_padded + 16 < IBP_LONG_DIRECT_MAX_BYTES
-                                     : ((total + 30) & ~15ull) + 16 <= tile_bytes);
+                             ((total + 30) & ~15ull) + 16 <= tile_bytes;
         if (!tile_ok) {
             if (threadIdx.x == 0) ibp_report(prm.status, t_first - prm.first_row, IBP_STATUS_LAYOUT);
             __syncthreads();
@@ -345,11 +339,10 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
         // 3b. The tile's compressed bytes (the 16-byte vectors covering them) into shared memory, with
         // asynchronous copies that need no registers (IBP_TILE_CP_ASYNC, sm_80 and later), in flight
         // while the offsets are written; else through registers, four 16-byte loads per thread at once.
-        ibp_u64 span_vecs;
-        const uint4* const span = stage_span(src, total, span_vecs);  // direct: < IBP_LONG_DIRECT_MAX_BYTES / 16
-        if (!direct) {
-            const uint4* s = span;
-            const ibp_u32 vecs = (ibp_u32)span_vecs;  // <= tile_bytes / 16
+        {
+            ibp_u64 vecs64;
+            const uint4* s = stage_span(src, total, vecs64);
+            const ibp_u32 vecs = (ibp_u32)vecs64;  // <= tile_bytes / 16
 #if IBP_TILE_CP_ASYNC
             const ibp_smem_addr d0 = smem_addr(tile_buf);
             for (ibp_u32 i = threadIdx.x; i < vecs; i += IBP_TILE_THREADS) cp_async16(d0 + 16 * i, s + i);
@@ -408,8 +401,6 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
         t.n_ok = n != 0 && (ibp_u64)(n - 1) * wb < prm.row_bytes && (ibp_u64)n * wb >= prm.row_bytes;
         t.pairs = table_ok && table_pairs;
         t.one_entry = LEAN && SHAPE == IBP_LEAN_SHORT && (table_flags & IBP_TABLE_ONE_ENTRY) != 0;
-        t.gspan = direct ? span : nullptr;
-        t.gspan_vecs = (ibp_u32)span_vecs;
         if (LEAN) {
             // The host launches a lean kernel only for entries whose chunks all allow it (raw chunks,
             // or tables of rows of <= 64 whole words, of the kernel's SHAPE); anything else is reported.
@@ -426,12 +417,7 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
             if (!lean) {
                 for (ibp_u32 row = threadIdx.x; row < nrows; row += IBP_TILE_THREADS) ibp_report(prm.status, t.k0 + row, IBP_STATUS_LAYOUT);
             } else if (SHAPE == IBP_LEAN_LONG && IBP_LONG_LANE_ROWS && wb <= 4 && ((prm.row_bytes | (ibp_u32)(size_t)prm.out) & 15u) == 0) {
-                if (direct) by_word_width<LaneRows<true>>(wb, !t.no_multi, prm, t, warp, lane);
-                else by_word_width<LaneRows<false>>(wb, !t.no_multi, prm, t, warp, lane);
-            } else if (SHAPE == IBP_LEAN_LONG && direct) {
-                // Direct tiles are whole rows of 16-byte vectors of words of up to 32 bits (the host
-                // asks for them only then); nothing here stages a record for the other decoders.
-                for (ibp_u32 row = threadIdx.x; row < nrows; row += IBP_TILE_THREADS) ibp_report(prm.status, t.k0 + row, IBP_STATUS_LAYOUT);
+                by_word_width<LaneRows>(wb, !t.no_multi, prm, t, warp, lane);
             } else if (SHAPE == IBP_LEAN_LONG) {
                 by_word_width<SliceRows<true>>(wb, !t.no_multi, prm, t, warp, lane);
             } else if (SHAPE == IBP_LEAN_SHORT && IBP_SLICE_ONE_ENTRY && t.one_entry && t.no_multi && IBP_LEAN_THREAD_PATH) {

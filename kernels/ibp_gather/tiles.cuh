@@ -88,11 +88,6 @@ struct TileCtx {
     bool n_ok;                 // n == ceil(row_bytes / (W/8))
     bool pairs;                // W = 32 or 16 chunk with a pair table (IBP_TILE_W32_PAIRS, IBP_TILE_W16_PAIRS): entries per group P = ceil(n/2)
     bool one_entry;            // every entry is entry 0 (IBP_TABLE_ONE_ENTRY; short-rows kernel only, else false)
-    // Records read straight from the payload (the long-rows kernel's direct mode, IBP_LONG_DIRECT):
-    // the 16-byte vectors covering the tile's records in global memory (the tile's first record at
-    // byte skew of gspan[0]), gspan_vecs of them; null when the tile is staged in shared memory.
-    const uint4* gspan;
-    ibp_u32 gspan_vecs;
 };
 
 // Rows of at most IBP_TILE_SMALL_ROWS words through a table: a segment of S = the next power of

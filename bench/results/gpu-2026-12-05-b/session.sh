@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# RUN (part ab, call 1: the direct mode lost, 0.19 against 0.34 of the D2D copy; GPU_NOTES entry 69).
+# The direct mode is not in the code now: to run this again, apply tried-long-direct.diff first.
 # Device calls of the session of 2026-12-05 (eighteenth; GPU_NOTES entry 69): the long-rows kernel's
 # direct mode (records read from the payload through a register window per lane, no tile staged in
 # shared memory, 256-row tiles with every warp decoding) against the staged tiles. Here first:

@@ -696,21 +696,10 @@ impl GpuEntry {
         let kernel = self.tile_kernel();
         match (&rows, self.tilings[kernel.tile_class()]) {
             (Rows::Range(first), Some((tile_rows, tile_bytes, table_entries))) => {
-                // Direct reads of the records: a payload in device memory (with Auto), an entry and
-                // an output that allow them.
-                let device_home = matches!(self.payload, Payload::Device(_));
-                let mode = self.row_segments.get();
-                let direct_ok = crate::tiling::direct_allowed(&self.layout, out_ptr % 16 == 0)
-                    && (mode == RowSegments::Direct || (device_home && crate::tiling::long_direct_enabled()));
-                let plan = self.row_segments.plan(
-                    kernel.tile_class(),
-                    (tile_rows, tile_bytes),
-                    count,
-                    self.device.sm_count(),
-                    direct_ok,
-                );
-                let (tile_rows, tile_bytes) = (plan.tile_rows, plan.tile_bytes);
-                p.row_segments = plan.row_segments;
+                let (tile_rows, row_segments) =
+                    self.row_segments
+                        .launch_tiles(kernel.tile_class(), tile_rows, count, self.device.sm_count());
+                p.row_segments = row_segments;
                 let table = self.tile_starts(*first, count, tile_rows, stream)?;
                 p.rows = 0;
                 range_chunks(&mut p, table.first_chunk, table.chunks);

@@ -337,19 +337,10 @@ impl HostKernels {
             let kernel = kernel.resolve(self.auto_kernel);
             match tiling(&self.layout, kernel.tile_class()) {
                 Some((tile_rows, tile_bytes, table_entries)) => {
-                    // (The payload is in host memory here: direct reads with Auto as from device memory.)
-                    let direct_ok = crate::tiling::direct_allowed(&self.layout, true) // (`Aligned`: 16-byte aligned)
-
-                        && (self.row_segments.get() == RowSegments::Direct || crate::tiling::long_direct_enabled());
-                    let plan = self.row_segments.plan(
-                        kernel.tile_class(),
-                        (tile_rows, tile_bytes),
-                        count,
-                        HOST_SM_COUNT,
-                        direct_ok,
-                    );
-                    let (tile_rows, tile_bytes) = (plan.tile_rows, plan.tile_bytes);
-                    p.row_segments = plan.row_segments;
+                    let (tile_rows, row_segments) =
+                        self.row_segments
+                            .launch_tiles(kernel.tile_class(), tile_rows, count, HOST_SM_COUNT);
+                    p.row_segments = row_segments;
                     let RangeTiles {
                         first_chunk,
                         starts,

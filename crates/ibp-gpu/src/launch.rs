@@ -38,9 +38,7 @@ pub(crate) struct GatherParams {
     /// ([`crate::layout::EntryLayout::uniform_chunk_rows`]), else 0.
     pub chunk_rows: u32,
     /// Tile kernels: the most segments the long-rows kernel cuts each row of a tile into (0 or 1:
-    /// a lane walks its whole row; [`crate::tiling::launch_tiles`]), or'ed with [`LONG_DIRECT_FLAG`]
-    /// where it reads the records from the payload ([`crate::tiling::plan_tiles`]); other kernels
-    /// ignore it.
+    /// a lane walks its whole row; [`crate::tiling::launch_tiles`]); other kernels ignore it.
     pub row_segments: u32,
 }
 
@@ -54,12 +52,6 @@ pub(crate) const WARPS_PER_BLOCK: u32 = 4;
 pub(crate) const TILE_WARPS: u32 = 8;
 /// Guard bytes before the tile buffer of `ibp_decode_tiles` (`IBP_TILE_GUARD`).
 pub(crate) const TILE_GUARD: u32 = 16;
-/// `GatherParams::row_segments` flag: the long-rows kernel reads the tile's records straight from
-/// the payload, no tile staged in shared memory (`IBP_LONG_DIRECT_FLAG`; the low 16 bits are the
-/// segments).
-pub(crate) const LONG_DIRECT_FLAG: u32 = 1 << 16;
-/// A direct tile's records span less than this many bytes (`IBP_LONG_DIRECT_MAX_BYTES`).
-pub(crate) const LONG_DIRECT_MAX_BYTES: u64 = 1 << 28;
 /// Shared-memory bytes per table entry of `ibp_decode_tiles` (`tmask` and `tinfo`, 16 bytes each).
 pub(crate) const TABLE_ENTRY_BYTES: u32 = 16 + 16;
 
@@ -301,12 +293,6 @@ mod tests {
         assert_eq!(define("IBP_TILE_WARPS"), super::TILE_WARPS);
         assert_eq!(define("IBP_TILE_GUARD"), super::TILE_GUARD);
         assert_eq!(define("IBP_WARPS_PER_BLOCK"), super::WARPS_PER_BLOCK);
-        assert_eq!(define("IBP_LONG_DIRECT_FLAG"), super::LONG_DIRECT_FLAG);
-        assert_eq!(define("IBP_LONG_SEGMENTS_MASK"), super::LONG_DIRECT_FLAG - 1);
-        assert!(src.contains(&format!(
-            "#define IBP_LONG_DIRECT_MAX_BYTES {}ull",
-            super::LONG_DIRECT_MAX_BYTES
-        )));
         // The table is two uint4 arrays of table_entries entries.
         assert!(src.contains("uint4* const tinfo = tmask + table_entries;"));
         assert_eq!(super::TABLE_ENTRY_BYTES, 2 * 16);

@@ -589,7 +589,7 @@ pub fn check_shaped_kernels(
     // positions: rows that are not, and grouped rows, are checked through it here).
     let long = TileKernel::Lean(LeanShape::Long);
     if long.decodes(layout) {
-        for mode in [RowSegments::WholeRows, RowSegments::Segments, RowSegments::Direct] {
+        for mode in [RowSegments::WholeRows, RowSegments::Segments] {
             assert_eq!(
                 decode(long, mode).unwrap(),
                 expected,

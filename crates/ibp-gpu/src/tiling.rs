@@ -55,14 +55,10 @@ pub enum RowSegments {
     /// SM (the default; `tiling::launch_tiles`).
     #[default]
     Auto,
-    /// The entry's tiles staged in shared memory, a lane per whole row, whatever the range.
+    /// The entry's tiles, a lane per whole row, whatever the range.
     WholeRows,
     /// Rows cut into segments whatever the range (tiles as for a small range), for tests.
     Segments,
-    /// Whole rows read straight from the payload ([`direct_allowed`]: no tile staged in shared
-    /// memory) whatever the range and wherever the payload is, where the entry and the output allow
-    /// it; else as [`RowSegments::WholeRows`]. For tests (`Auto` reads directly only from device memory).
-    Direct,
 }
 
 /// A [`RowSegments`] that can be changed through a shared reference (the entry's and the
@@ -77,7 +73,6 @@ impl RowSegmentsSetting {
             RowSegments::Auto => 0,
             RowSegments::WholeRows => 1,
             RowSegments::Segments => 2,
-            RowSegments::Direct => 3,
         };
         self.0.store(code, std::sync::atomic::Ordering::Relaxed);
     }
@@ -87,90 +82,13 @@ impl RowSegmentsSetting {
         match self.0.load(std::sync::atomic::Ordering::Relaxed) {
             1 => RowSegments::WholeRows,
             2 => RowSegments::Segments,
-            3 => RowSegments::Direct,
             _ => RowSegments::Auto,
         }
     }
 
-    /// [`plan_tiles`] in the mode set last.
-    pub(crate) fn plan(
-        &self,
-        class: usize,
-        tiling: (u32, u32),
-        count: u64,
-        sm_count: u32,
-        direct_ok: bool,
-    ) -> TileLaunch {
-        plan_tiles(class, tiling, count, sm_count, self.get(), direct_ok)
-    }
-}
-
-/// Rows per tile of a direct range decode ([`RowSegments::Direct`]): a 32-row group per warp.
-pub(crate) const DIRECT_TILE_ROWS: u32 = 32 * launch::TILE_WARPS;
-/// Tile-buffer bytes of a direct launch: none is read (the kernel's smallest).
-pub(crate) const DIRECT_TILE_BYTES: u32 = 16;
-
-/// A range decode's launch of a tile kernel: rows per tile, tile-buffer bytes and
-/// `GatherParams::row_segments`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct TileLaunch {
-    pub tile_rows: u32,
-    pub tile_bytes: u32,
-    pub row_segments: u32,
-}
-
-/// Whether the long-rows kernel can read an entry's records straight from the payload (its
-/// direct mode, `IBP_LONG_DIRECT` in the kernels): rows of whole 16-byte vectors written to a
-/// 16-byte aligned output (`out_aligned`), every chunk coded with words of at most 32 bits (the
-/// kernel's lane-per-row decoder), and [`DIRECT_TILE_ROWS`] raw records spanning less than
-/// [`launch::LONG_DIRECT_MAX_BYTES`] (bit offsets in 32 bits).
-pub(crate) fn direct_allowed(layout: &EntryLayout, out_aligned: bool) -> bool {
-    let max_raw = layout.chunks.iter().map(|c| c.raw_padded as u64).max().unwrap_or(0);
-    out_aligned
-        && layout.row_bytes.is_multiple_of(16)
-        && layout.chunks.iter().all(|c| c.group_count >= 1 && c.word_bytes <= 4)
-        && DIRECT_TILE_ROWS as u64 * max_raw + 16 < launch::LONG_DIRECT_MAX_BYTES
-}
-
-/// Whether range decodes through the long-rows kernel may read their records straight from a
-/// payload in device memory (`RowSegments::Auto`): yes unless the environment variable
-/// `IBP_LONG_DIRECT` is `0` (A/B runs of the benchmark), read once per process.
-pub fn long_direct_enabled() -> bool {
-    static DIRECT: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *DIRECT.get_or_init(|| std::env::var("IBP_LONG_DIRECT").map_or(true, |v| v.trim() != "0"))
-}
-
-/// The launch of a range decode of `count` rows by a tile kernel of `class` with the entry's
-/// `(tile_rows, tile_bytes)` on `sm_count` SMs: for the long-rows kernel (3), direct tiles of
-/// [`DIRECT_TILE_ROWS`] (records read from the payload, every warp decoding a 32-row group) where
-/// `direct_ok` (the entry allows it, [`direct_allowed`]; with `Auto`, also a payload in device
-/// memory and [`long_direct_enabled`]) and the range has at least [`crate::device::long_tiles_per_sm`]
-/// such tiles per SM (or `mode` is `Direct`); else [`launch_tiles`].
-pub(crate) fn plan_tiles(
-    class: usize,
-    (tile_rows, tile_bytes): (u32, u32),
-    count: u64,
-    sm_count: u32,
-    mode: RowSegments,
-    direct_ok: bool,
-) -> TileLaunch {
-    let long_rows = crate::TileKernel::Lean(crate::LeanShape::Long).tile_class();
-    let wanted = (sm_count.max(1) as u64).saturating_mul(crate::device::long_tiles_per_sm() as u64);
-    let many_tiles = count.div_ceil(DIRECT_TILE_ROWS as u64) >= wanted;
-    let direct =
-        class == long_rows && direct_ok && (mode == RowSegments::Direct || (mode == RowSegments::Auto && many_tiles));
-    if direct {
-        return TileLaunch {
-            tile_rows: DIRECT_TILE_ROWS,
-            tile_bytes: DIRECT_TILE_BYTES,
-            row_segments: launch::LONG_DIRECT_FLAG | 1,
-        };
-    }
-    let (tile_rows, row_segments) = launch_tiles(class, tile_rows, count, sm_count, mode);
-    TileLaunch {
-        tile_rows,
-        tile_bytes,
-        row_segments,
+    /// [`launch_tiles`] in the mode set last.
+    pub(crate) fn launch_tiles(&self, class: usize, tile_rows: u32, count: u64, sm_count: u32) -> (u32, u32) {
+        launch_tiles(class, tile_rows, count, sm_count, self.get())
     }
 }
 
@@ -188,8 +106,7 @@ pub(crate) fn launch_tiles(class: usize, tile_rows: u32, count: u64, sm_count: u
     let wanted = (sm_count.max(1) as u64).saturating_mul(per_sm);
     let few_tiles = count.div_ceil(tile_rows.max(1) as u64) < wanted;
     let long_rows = crate::TileKernel::Lean(crate::LeanShape::Long).tile_class();
-    let whole = matches!(mode, RowSegments::WholeRows | RowSegments::Direct);
-    if class != long_rows || whole || !(few_tiles || mode == RowSegments::Segments) {
+    if class != long_rows || mode == RowSegments::WholeRows || !(few_tiles || mode == RowSegments::Segments) {
         return (tile_rows, 1);
     }
     let rows = count.div_ceil(wanted).div_ceil(32).saturating_mul(32).max(32);
@@ -358,103 +275,14 @@ mod tests {
     fn row_segments_setting_keeps_the_mode_set_last() {
         let setting = RowSegmentsSetting::default();
         assert_eq!(setting.get(), RowSegments::Auto);
-        for mode in [
-            RowSegments::Segments,
-            RowSegments::WholeRows,
-            RowSegments::Direct,
-            RowSegments::Auto,
-        ] {
+        for mode in [RowSegments::Segments, RowSegments::WholeRows, RowSegments::Auto] {
             setting.set(mode);
             assert_eq!(setting.get(), mode);
-            for direct_ok in [false, true] {
-                assert_eq!(
-                    setting.plan(3, (122, 96_000), 10_000, 132, direct_ok),
-                    plan_tiles(3, (122, 96_000), 10_000, 132, mode, direct_ok)
-                );
-            }
-        }
-    }
-
-    #[test]
-    fn long_rows_kernel_reads_large_ranges_directly_where_allowed() {
-        if std::env::var_os("IBP_LONG_TILES_PER_SM").is_some() {
-            println!("SKIPPED: IBP_LONG_TILES_PER_SM overrides the tiles per SM");
-            return;
-        }
-        let direct = TileLaunch {
-            tile_rows: DIRECT_TILE_ROWS,
-            tile_bytes: DIRECT_TILE_BYTES,
-            row_segments: launch::LONG_DIRECT_FLAG | 1,
-        };
-        let staged = |tile_rows, row_segments| TileLaunch {
-            tile_rows,
-            tile_bytes: 96_000,
-            row_segments,
-        };
-        // Auto: direct from 2 tiles of 256 rows per SM on, where allowed; else as launch_tiles.
-        let at_least = 256 * 2 * 132;
-        assert_eq!(
-            plan_tiles(3, (122, 96_000), at_least, 132, RowSegments::Auto, true),
-            direct
-        );
-        assert_eq!(
-            plan_tiles(3, (122, 96_000), 1_000_000, 132, RowSegments::Auto, true),
-            direct
-        );
-        assert_eq!(
-            plan_tiles(3, (122, 96_000), at_least - 256, 132, RowSegments::Auto, true),
-            staged(122, 1)
-        );
-        assert_eq!(
-            plan_tiles(3, (122, 96_000), 1_000_000, 132, RowSegments::Auto, false),
-            staged(122, 1)
-        );
-        assert_eq!(
-            plan_tiles(3, (122, 96_000), 10_000, 132, RowSegments::Auto, true),
-            staged(64, launch::TILE_WARPS)
-        );
-        // Direct: whatever the range where allowed, else whole rows staged.
-        assert_eq!(plan_tiles(3, (122, 96_000), 10, 132, RowSegments::Direct, true), direct);
-        assert_eq!(
-            plan_tiles(3, (122, 96_000), 10, 132, RowSegments::Direct, false),
-            staged(122, 1)
-        );
-        // Staged modes and other kernels never read directly.
-        for mode in [RowSegments::WholeRows, RowSegments::Segments] {
             assert_eq!(
-                plan_tiles(3, (122, 96_000), 1_000_000, 132, mode, true).row_segments & launch::LONG_DIRECT_FLAG,
-                0
+                setting.launch_tiles(3, 122, 10_000, 132),
+                launch_tiles(3, 122, 10_000, 132, mode)
             );
         }
-        for class in 0..3 {
-            for mode in [RowSegments::Auto, RowSegments::Direct] {
-                assert_eq!(
-                    plan_tiles(class, (122, 96_000), 1_000_000, 132, mode, true),
-                    staged(122, 1)
-                );
-            }
-        }
-    }
-
-    #[test]
-    fn direct_reads_need_whole_vectors_narrow_words_and_an_aligned_output() {
-        let mut rng = Rng::new(9);
-        let mut layout_of = |row_bytes: usize, width: ibp_format::WordWidth| {
-            let rows = float_rows(&mut rng, 300, row_bytes, 0.02, 4);
-            let opts = EncodeOptions {
-                word_width: Some(width),
-                ..Default::default()
-            };
-            let (metas, payloads) = encode_rows(&rows, row_bytes, &opts, 1 << 20);
-            let refs: Vec<&[u8]> = payloads.iter().map(|p| p.as_slice()).collect();
-            build_layout(row_bytes as u64, &metas, &refs).unwrap()
-        };
-        let w16 = layout_of(784, ibp_format::WordWidth::W16);
-        assert!(direct_allowed(&w16, true));
-        assert!(!direct_allowed(&w16, false));
-        assert!(direct_allowed(&layout_of(1024, ibp_format::WordWidth::W32), true));
-        assert!(!direct_allowed(&layout_of(1024, ibp_format::WordWidth::W64), true));
-        assert!(!direct_allowed(&layout_of(776, ibp_format::WordWidth::W16), true));
     }
 
     #[test]

@@ -639,9 +639,8 @@ fn corrupt_records_rejected_like_cpu() {
                 .expect("structure unchanged, CRC fixed: loads");
             let mut cpu_all = vec![0u8; row_bytes * meta.row_count as usize];
             let cpu_whole = decode_chunk(&meta, &payload, DecoderKind::Oracle, &mut cpu_all);
-            // (The long-rows kernel's rows whole, in segments and read directly from the payload;
-            // other kernels ignore the mode.)
-            for mode in [RowSegments::WholeRows, RowSegments::Segments, RowSegments::Direct] {
+            // (The long-rows kernel's rows whole and in segments; other kernels ignore the mode.)
+            for mode in [RowSegments::WholeRows, RowSegments::Segments] {
                 entry.use_row_segments(mode);
                 let whole = entry.decode_range(0, meta.row_count as u64, TileKernel::Auto);
                 assert_eq!(
@@ -668,7 +667,6 @@ fn corrupt_records_rejected_like_cpu() {
                     ("gather", entry.gather(&[r as u64])),
                     ("range, whole rows", range_in(RowSegments::WholeRows)),
                     ("range, segments", range_in(RowSegments::Segments)),
-                    ("range, direct", range_in(RowSegments::Direct)),
                     ("range, general", entry.decode_range(r as u64, 1, TileKernel::General)),
                 ] {
                     match (&cpu_res, res) {
