@@ -6,6 +6,8 @@
 # that passes needs no new GPU run: the device executes the same code.
 #
 #   eval "$(bash tools/ci-nvrtc.sh)"; NVDISASM=/path/to/nvdisasm bash tools/sass-equal.sh [REV]   # REV: HEAD
+#   WORK_DEFINES="-DIBP_LONG_LEAN_VECS=2" ... tools/sass-equal.sh   # the working tree built with A/B switches:
+#                                                                 # which kernels a switch changes
 # Where a cubin differs, each kernel (function) is named same or differs.
 set -euo pipefail
 rev="${1:-HEAD}"
@@ -19,7 +21,8 @@ trap 'git -C "$root" worktree remove --force "$tmp/base"; rm -rf "$tmp"' EXIT
 status=0
 for side in base work; do
     dir="$root"; [ "$side" = base ] && dir="$tmp/base"
-    (cd "$dir" && python3 tools/nvrtc_report.py --cubin "$tmp/$side" >/dev/null)
+    defines=(); [ "$side" = work ] && read -r -a defines <<<"${WORK_DEFINES:-}"
+    (cd "$dir" && python3 tools/nvrtc_report.py "${defines[@]}" --cubin "$tmp/$side" >/dev/null)
 done
 for cubin in "$tmp"/work/*.cubin; do
     name="$(basename "$cubin")"

@@ -47,6 +47,13 @@ inline unsigned __funnelshift_r(unsigned lo, unsigned hi, unsigned shift) {
 inline unsigned __funnelshift_l(unsigned lo, unsigned hi, unsigned shift) {
     return (unsigned)(((((unsigned long long)hi << 32) | lo) << (shift & 31u)) >> 32);
 }
+// Byte s & 7 of {a, b} (bytes 0-3 of a, 4-7 of b) in each byte of the result, nibble by nibble of s.
+inline unsigned __byte_perm(unsigned a, unsigned b, unsigned s) {
+    const unsigned long long v = ((unsigned long long)b << 32) | a;
+    unsigned r = 0;
+    for (unsigned k = 0; k < 4; k++) r |= (unsigned)((v >> (8 * ((s >> (4 * k)) & 7u))) & 0xffu) << (8 * k);
+    return r;
+}
 template <class T>
 inline T __ldg(const T* p) { return *p; }
 inline unsigned min(unsigned a, unsigned b) { return a < b ? a : b; }

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Written in the session of 2026-12-05 (nineteenth), when no device was lent (GPU_NOTES entry 70).
+# For the next session with a GPU, here: on a fresh checkout `pip install -q -r
+# tools/requirements-data.txt && python3 tools/datasets.py --gpu-pack` (the real-data slices); then
+# `bash tools/gpu-run.sh --prepare` and `gzip -f .devrun/data/cora-features-f32.npy` (the carry
+# limit is 64 MiB); then on the device (carry .devrun), one call per part:
+#   bash bench/results/gpu-2026-12-05-c/next-session.sh ab     # Fashion-MNIST decode A/B (~3-4 min)
+#   bash bench/results/gpu-2026-12-05-c/next-session.sh full   # every GPU test and the bench with the
+#                                                              # candidate on (~8-9 min)
+# and, where a host of 2 GPUs is lent (kind nvidia-h200-x2; never so far):
+#   bash bench/results/gpu-2026-12-04-i/next-session.sh multi
+# ab: whole-entry decode of Fashion-MNIST (256 MiB entries: whole rows a lane apiece; 8 MiB entries:
+# rows in segments), each variant interleaved twice:
+#   base:   the default build (the long-rows kernel's flat path for every 16-byte vector);
+#   lean1:  -DIBP_LONG_LEAN_VECS=1: vectors with no position of 3+ runs (43 of 49 per row) through
+#           lean_vector (141 SASS instructions per vector of 16-bit words against the flat path's 342);
+#   lean2:  -DIBP_LONG_LEAN_VECS=2: the 6 vectors with such positions too (a uniform branch per word
+#           around deposit_runs);
+#   lean2r: lean2 with tiles sized by records for the long kernel too (IBP_TILE_RECORDS_GAIN=100:
+#           188 rows per tile, 6 decoding warps per block instead of 4; entry 63 lost 7 % with it
+#           when the per-word code was the limit).
+# Adopt (default 2 or 1, IBP_LONG_LEAN_VECS) only where it wins in both runs; then `full` again on
+# the new default, or compare its SASS with the measured build (tools/sass-equal.sh after setting
+# the default: the build with -D... and the default must match).
+set -u
+[ -f .devrun/data/cora-features-f32.npy.gz ] && gunzip -f .devrun/data/cora-features-f32.npy.gz
+R=${OUT:-/tmp/out}; mkdir -p "$R"
+B=.devrun/ibp-gpu-bench
+CANDIDATE=${CANDIDATE:--DIBP_LONG_LEAN_VECS=2}
+# compare WHAT A B: runs A_1 B_1 A_2 B_2 (under /tmp/ab) side by side (tools/ab_compare.py).
+compare() {
+    python3 tools/ab_compare.py "$2.1=/tmp/ab/$2_1/bench.log" "$3.1=/tmp/ab/$3_1/bench.log" \
+        "$2.2=/tmp/ab/$2_2/bench.log" "$3.2=/tmp/ab/$3_2/bench.log" --what "$1"
+}
+# ab NAME DEFINES BENCH_BIN [BENCH ARGS...]: one decode-only run (tools/gpu-ab.sh) into /tmp/ab/NAME.
+ab() { OUT=$R IBP_BENCH_TIMEOUT=150 bash tools/gpu-ab.sh "$@" | tee -a /tmp/ab/summary.txt; }
+# report CMD...: each command's output into /tmp/ab/compare.txt, printed; /tmp/ab packed into $OUT.
+report() {
+    for c in "$@"; do $c; done > /tmp/ab/compare.txt 2>&1
+    cat /tmp/ab/compare.txt
+    tar czf "$R/ab.tgz" -C /tmp ab
+}
+case "${1:-ab}" in
+ab)
+    rm -rf /tmp/ab; mkdir -p /tmp/ab
+    for i in 1 2; do
+        ab base_$i "" $B --only fashion
+        ab lean1_$i "-DIBP_LONG_LEAN_VECS=1" $B --only fashion
+        ab lean2_$i "-DIBP_LONG_LEAN_VECS=2" $B --only fashion
+        IBP_TILE_RECORDS_GAIN=100 ab lean2r_$i "-DIBP_LONG_LEAN_VECS=2" $B --only fashion
+        ab base8_$i "" $B --only fashion --target-mib 8
+        ab lean28_$i "-DIBP_LONG_LEAN_VECS=2" $B --only fashion --target-mib 8
+    done
+    report "compare decode base lean1" "compare decode base lean2" "compare decode lean2 lean2r" \
+        "compare decode base8 lean28"
+    ;;
+full)
+    # Every GPU test (bit-exact against the CPU decoder, corrupt inputs rejected), the conformance
+    # vectors, memcheck/initcheck and the bench, with the candidate switch on (CANDIDATE= for the
+    # default build).
+    IBP_KERNEL_DEFINES="$CANDIDATE" timeout 540 bash tools/gpu-full-run.sh
+    ;;
+esac
