@@ -313,6 +313,13 @@ __device__ __forceinline__ void slice_tile_rows(const IbpGatherParams& prm, cons
 #ifndef IBP_LONG_LEAN_VECS
 #define IBP_LONG_LEAN_VECS 0
 #endif
+// IBP_LONG_LEAN_TABLE=1 (with IBP_LONG_LEAN_VECS): the long-rows kernel's table also holds each 8- or
+// 16-bit position's sh1 in tinfo .y and F in tmask .w (build_table's LEAN_WORDS), so that
+// lean_vector takes them as they are, with no shift and mask per word. 0: lean_vector takes them
+// from tinfo .z and .w.
+#ifndef IBP_LONG_LEAN_TABLE
+#define IBP_LONG_LEAN_TABLE 0
+#endif
 
 // One 16-byte vector of WB-byte words (WB 1 or 2) of a lane's row, none of whose positions has
 // IBP_TILE_MULTI or IBP_TILE_MANY: its fields start at stream bit base + pos (pos advanced past
@@ -334,13 +341,14 @@ __device__ __forceinline__ uint4 lean_vector(const ibp_u32* w, ibp_u32 base, ibp
 #pragma unroll
         for (ibp_u32 q = 0; q < per_read; q++) {
             const ibp_u32 k = r * per_read + q;
-            const bool p = (pv & (1u << k)) != 0u;  // (one predicate test with k a constant)
+            const bool p = (int)(pv << (31u - k)) < 0;
             const uint4 m = tm[k], i = ti[k];
-            ibp_u32 dep = (__funnelshift_l(0u, x, i.z) & m.x) | (__funnelshift_l(0u, x, i.z >> 8) & m.y);
+            const ibp_u32 sh1 = IBP_LONG_LEAN_TABLE ? i.y : i.z >> 8, f = IBP_LONG_LEAN_TABLE ? m.w : entry_free_bits(i);
+            ibp_u32 dep = (__funnelshift_l(0u, x, i.z) & m.x) | (__funnelshift_l(0u, x, sh1) & m.y);
             if (RUNS && (int)i.w < 0) dep = deposit_runs(x, m.x, m.y, i.z);  // 3 or 4 runs (no IBP_TILE_MANY)
             dep |= i.x;
             word[q] = p ? dep : x;  // the low W bits count (packed below)
-            const ibp_u32 len = p ? entry_free_bits(i) : W;
+            const ibp_u32 len = p ? f : W;
             pos += len;
             if (q + 1 < per_read) x >>= len;  // len <= W < 32 here
         }

@@ -4,7 +4,7 @@
 # tools/requirements-data.txt && python3 tools/datasets.py --gpu-pack` (the real-data slices); then
 # `bash tools/gpu-run.sh --prepare` and `gzip -f .devrun/data/cora-features-f32.npy` (the carry
 # limit is 64 MiB); then on the device (carry .devrun), one call per part:
-#   bash bench/results/gpu-2026-12-05-c/next-session.sh ab     # Fashion-MNIST decode A/B (~3-4 min)
+#   bash bench/results/gpu-2026-12-05-c/next-session.sh ab     # Fashion-MNIST decode A/B (~4-5 min)
 #   bash bench/results/gpu-2026-12-05-c/next-session.sh full   # every GPU test and the bench with the
 #                                                              # candidate on (~8-9 min)
 # and, where a host of 2 GPUs is lent (kind nvidia-h200-x2; never so far):
@@ -16,17 +16,20 @@
 #           lean_vector (141 SASS instructions per vector of 16-bit words against the flat path's 342);
 #   lean2:  -DIBP_LONG_LEAN_VECS=2: the 6 vectors with such positions too (a uniform branch per word
 #           around deposit_runs);
-#   lean2r: lean2 with tiles sized by records for the long kernel too (IBP_TILE_RECORDS_GAIN=100:
+#   lean2t: lean2 with -DIBP_LONG_LEAN_TABLE=1: sh1 and F kept apart in the table (tinfo .y, tmask .w),
+#           no shift and mask per word (99 SASS instructions per vector of 16-bit words, 118 without);
+#   lean2tr: lean2t with tiles sized by records for the long kernel too (IBP_TILE_RECORDS_GAIN=100:
 #           188 rows per tile, 6 decoding warps per block instead of 4; entry 63 lost 7 % with it
 #           when the per-word code was the limit).
-# Adopt (default 2 or 1, IBP_LONG_LEAN_VECS) only where it wins in both runs; then `full` again on
-# the new default, or compare its SASS with the measured build (tools/sass-equal.sh after setting
-# the default: the build with -D... and the default must match).
+# Adopt (IBP_LONG_LEAN_VECS default 1 or 2, IBP_LONG_LEAN_TABLE 1) only what wins in both runs; the
+# full part runs every GPU test with the candidate on (CANDIDATE=... to change it). After setting the
+# defaults here, WORK_DEFINES= tools/sass-equal.sh against the measured build's defines shows the
+# same SASS (or run `full` again).
 set -u
 [ -f .devrun/data/cora-features-f32.npy.gz ] && gunzip -f .devrun/data/cora-features-f32.npy.gz
 R=${OUT:-/tmp/out}; mkdir -p "$R"
 B=.devrun/ibp-gpu-bench
-CANDIDATE=${CANDIDATE:--DIBP_LONG_LEAN_VECS=2}
+CANDIDATE=${CANDIDATE:--DIBP_LONG_LEAN_VECS=2 -DIBP_LONG_LEAN_TABLE=1}
 # compare WHAT A B: runs A_1 B_1 A_2 B_2 (under /tmp/ab) side by side (tools/ab_compare.py).
 compare() {
     python3 tools/ab_compare.py "$2.1=/tmp/ab/$2_1/bench.log" "$3.1=/tmp/ab/$3_1/bench.log" \
@@ -47,12 +50,13 @@ ab)
         ab base_$i "" $B --only fashion
         ab lean1_$i "-DIBP_LONG_LEAN_VECS=1" $B --only fashion
         ab lean2_$i "-DIBP_LONG_LEAN_VECS=2" $B --only fashion
-        IBP_TILE_RECORDS_GAIN=100 ab lean2r_$i "-DIBP_LONG_LEAN_VECS=2" $B --only fashion
+        ab lean2t_$i "-DIBP_LONG_LEAN_VECS=2 -DIBP_LONG_LEAN_TABLE=1" $B --only fashion
+        IBP_TILE_RECORDS_GAIN=100 ab lean2tr_$i "-DIBP_LONG_LEAN_VECS=2 -DIBP_LONG_LEAN_TABLE=1" $B --only fashion
         ab base8_$i "" $B --only fashion --target-mib 8
-        ab lean28_$i "-DIBP_LONG_LEAN_VECS=2" $B --only fashion --target-mib 8
+        ab lean2t8_$i "-DIBP_LONG_LEAN_VECS=2 -DIBP_LONG_LEAN_TABLE=1" $B --only fashion --target-mib 8
     done
-    report "compare decode base lean1" "compare decode base lean2" "compare decode lean2 lean2r" \
-        "compare decode base8 lean28"
+    report "compare decode base lean1" "compare decode base lean2" "compare decode lean2 lean2t" \
+        "compare decode lean2t lean2tr" "compare decode base8 lean2t8"
     ;;
 full)
     # Every GPU test (bit-exact against the CPU decoder, corrupt inputs rejected), the conformance
