@@ -15,24 +15,13 @@
 #   direct4: the same built with -DIBP_LEAN_LONG_MIN_BLOCKS=4: 64 registers (34 B of spills), 4 blocks
 #            (32 warps) per SM (the staged tiles still fit 2 blocks per SM in shared memory).
 set -u
-[ -f .devrun/data/cora-features-f32.npy.gz ] && gunzip -f .devrun/data/cora-features-f32.npy.gz
-R=${OUT:-/tmp/out}; mkdir -p "$R"
-B=.devrun/ibp-gpu-bench
-compare() {
-    python3 tools/ab_compare.py "$2.1=/tmp/ab/$2_1/bench.log" "$3.1=/tmp/ab/$3_1/bench.log" \
-        "$2.2=/tmp/ab/$2_2/bench.log" "$3.2=/tmp/ab/$3_2/bench.log" --what "$1"
-}
+. tools/gpu-ab-lib.sh  # compare, report; R and B (the helpers this script defined, now shared)
 # ab NAME DIRECT DEFINES [BENCH ARGS...]: one decode-only run (tools/gpu-ab.sh) into /tmp/ab/NAME.
 ab() {
     local name=$1 direct=$2 defines=$3
     shift 3
     env IBP_LONG_DIRECT="$direct" OUT="$R" IBP_BENCH_TIMEOUT=150 bash tools/gpu-ab.sh "$name" "$defines" $B "$@" |
         tee -a /tmp/ab/summary.txt
-}
-report() {
-    for c in "$@"; do $c; done > /tmp/ab/compare.txt 2>&1
-    cat /tmp/ab/compare.txt
-    tar czf "$R/ab.tgz" -C /tmp ab
 }
 case "${1:-ab}" in
 ab)

@@ -26,23 +26,8 @@
 # defaults here, WORK_DEFINES= tools/sass-equal.sh against the measured build's defines shows the
 # same SASS (or run `full` again).
 set -u
-[ -f .devrun/data/cora-features-f32.npy.gz ] && gunzip -f .devrun/data/cora-features-f32.npy.gz
-R=${OUT:-/tmp/out}; mkdir -p "$R"
-B=.devrun/ibp-gpu-bench
+. tools/gpu-ab-lib.sh  # ab, compare, report; R and B
 CANDIDATE=${CANDIDATE:--DIBP_LONG_LEAN_VECS=2 -DIBP_LONG_LEAN_TABLE=1}
-# compare WHAT A B: runs A_1 B_1 A_2 B_2 (under /tmp/ab) side by side (tools/ab_compare.py).
-compare() {
-    python3 tools/ab_compare.py "$2.1=/tmp/ab/$2_1/bench.log" "$3.1=/tmp/ab/$3_1/bench.log" \
-        "$2.2=/tmp/ab/$2_2/bench.log" "$3.2=/tmp/ab/$3_2/bench.log" --what "$1"
-}
-# ab NAME DEFINES BENCH_BIN [BENCH ARGS...]: one decode-only run (tools/gpu-ab.sh) into /tmp/ab/NAME.
-ab() { OUT=$R IBP_BENCH_TIMEOUT=150 bash tools/gpu-ab.sh "$@" | tee -a /tmp/ab/summary.txt; }
-# report CMD...: each command's output into /tmp/ab/compare.txt, printed; /tmp/ab packed into $OUT.
-report() {
-    for c in "$@"; do $c; done > /tmp/ab/compare.txt 2>&1
-    cat /tmp/ab/compare.txt
-    tar czf "$R/ab.tgz" -C /tmp ab
-}
 case "${1:-ab}" in
 ab)
     rm -rf /tmp/ab; mkdir -p /tmp/ab

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Helpers the per-session device scripts (bench/results/gpu-*/*.sh) source for their A/Bs, run on the
+# device (carry .devrun) after `bash tools/gpu-run.sh --prepare` here:
+#   ab NAME DEFINES BENCH_BIN [BENCH ARGS...]  one decode-only run (tools/gpu-ab.sh) into /tmp/ab/NAME,
+#                                              its status line appended to /tmp/ab/summary.txt
+#   compare WHAT A B                           runs A_1 B_1 A_2 B_2 (under /tmp/ab) side by side
+#                                              (tools/ab_compare.py; WHAT: decode or gathers)
+#   report CMD...                              each command's output into /tmp/ab/compare.txt,
+#                                              printed; /tmp/ab packed into $OUT/ab.tgz
+# Sourcing it also unpacks the Cora slice (gzipped to fit the carry limit) and sets R (the folder
+# that comes back: $OUT) and B (the bench binary).
+[ -f .devrun/data/cora-features-f32.npy.gz ] && gunzip -f .devrun/data/cora-features-f32.npy.gz
+R=${OUT:-/tmp/out}; mkdir -p "$R"
+B=.devrun/ibp-gpu-bench
+ab() { OUT=$R IBP_BENCH_TIMEOUT=${IBP_BENCH_TIMEOUT:-150} bash tools/gpu-ab.sh "$@" | tee -a /tmp/ab/summary.txt; }
+compare() {
+    python3 tools/ab_compare.py "$2.1=/tmp/ab/$2_1/bench.log" "$3.1=/tmp/ab/$3_1/bench.log" \
+        "$2.2=/tmp/ab/$2_2/bench.log" "$3.2=/tmp/ab/$3_2/bench.log" --what "$1"
+}
+report() {
+    for c in "$@"; do $c; done > /tmp/ab/compare.txt 2>&1
+    cat /tmp/ab/compare.txt
+    tar czf "$R/ab.tgz" -C /tmp ab
+}
