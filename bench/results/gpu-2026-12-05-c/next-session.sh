@@ -7,6 +7,8 @@
 #   bash bench/results/gpu-2026-12-05-c/next-session.sh ab     # Fashion-MNIST decode A/B (~4-5 min)
 #   bash bench/results/gpu-2026-12-05-c/next-session.sh full   # every GPU test and the bench with the
 #                                                              # candidate on (~8-9 min)
+#   bash bench/results/gpu-2026-12-05-c/next-session.sh profile  # Nsight Compute on the long-rows kernel,
+#                                                              # default and candidate, stall reasons (~3 min)
 # and, where a host of 2 GPUs is lent (kind nvidia-h200-x2; never so far):
 #   bash bench/results/gpu-2026-12-04-i/next-session.sh multi
 # ab: whole-entry decode of Fashion-MNIST (256 MiB entries: whole rows a lane apiece; 8 MiB entries:
@@ -42,6 +44,17 @@ ab)
     done
     report "compare decode base lean1" "compare decode base lean2" "compare decode lean2 lean2t" \
         "compare decode lean2t lean2tr" "compare decode base8 lean2t8"
+    ;;
+profile)
+    # Where each build of the long-rows kernel waits (tools/gpu-profile.sh, case long-fashion: shared
+    # loads and their bank conflicts, the L1's wavefronts, the stall reasons per instruction):
+    # $OUT/profile-base and $OUT/profile-candidate.
+    for v in base candidate; do
+        d=""; [ $v = candidate ] && d=$CANDIDATE
+        mkdir -p "$R/profile-$v"
+        IBP_KERNEL_DEFINES="$d" IBP_PROFILE_ONLY=long-fashion IBP_PROFILE_STALLS=1 OUT="$R/profile-$v" \
+            bash tools/gpu-profile.sh
+    done
     ;;
 full)
     # Every GPU test (bit-exact against the CPU decoder, corrupt inputs rejected), the conformance
