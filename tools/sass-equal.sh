@@ -8,6 +8,8 @@
 #   eval "$(bash tools/ci-nvrtc.sh)"; NVDISASM=/path/to/nvdisasm bash tools/sass-equal.sh [REV]   # REV: HEAD
 #   WORK_DEFINES="-DIBP_LONG_LEAN_VECS=2" ... tools/sass-equal.sh   # the working tree built with A/B switches:
 #                                                                 # which kernels a switch changes
+#   BASE_DEFINES="..." (the same for REV's side): e.g. a switch made the default against the measured
+#   build of it, or a refactor of code behind a switch against REV with the switch on
 # Where a cubin differs, each kernel (function) is named same or differs.
 set -euo pipefail
 rev="${1:-HEAD}"
@@ -21,7 +23,8 @@ trap 'git -C "$root" worktree remove --force "$tmp/base"; rm -rf "$tmp"' EXIT
 status=0
 for side in base work; do
     dir="$root"; [ "$side" = base ] && dir="$tmp/base"
-    defines=(); [ "$side" = work ] && read -r -a defines <<<"${WORK_DEFINES:-}"
+    defines=()
+    if [ "$side" = work ]; then read -r -a defines <<<"${WORK_DEFINES:-}"; else read -r -a defines <<<"${BASE_DEFINES:-}"; fi
     (cd "$dir" && python3 tools/nvrtc_report.py "${defines[@]}" --cubin "$tmp/$side" >/dev/null)
 done
 for cubin in "$tmp"/work/*.cubin; do

@@ -4,7 +4,7 @@
 # tools/requirements-data.txt && python3 tools/datasets.py --gpu-pack` (the real-data slices); then
 # `bash tools/gpu-run.sh --prepare` and `gzip -f .devrun/data/cora-features-f32.npy` (the carry
 # limit is 64 MiB); then on the device (carry .devrun), one call per part:
-#   bash bench/results/gpu-2026-12-05-c/next-session.sh ab     # Fashion-MNIST decode A/B (~4-5 min)
+#   bash bench/results/gpu-2026-12-05-c/next-session.sh ab     # Fashion-MNIST decode A/B (~5-6 min)
 #   bash bench/results/gpu-2026-12-05-c/next-session.sh full   # every GPU test and the bench with the
 #                                                              # candidate on (~8-9 min)
 #   bash bench/results/gpu-2026-12-05-c/next-session.sh profile  # Nsight Compute on the long-rows kernel,
@@ -20,6 +20,10 @@
 #           around deposit_runs);
 #   lean2t: lean2 with -DIBP_LONG_LEAN_TABLE=1: sh1 and F kept apart in the table (tinfo .y, tmask .w),
 #           no shift and mask per word (99 SASS instructions per vector of 16-bit words, 118 without);
+#   lean2tw: lean2t with -DIBP_LONG_LEAN_WINDOW=1: each lane's stream through a window in registers
+#           (one predicated load per read instead of two scattered ones: 20 shared loads per vector
+#           instead of 24, about 9 wavefronts of stream reads instead of 28, for 132 instructions
+#           instead of 99): a probe of whether the instructions or the L1's data path bind;
 #   lean2tr: lean2t with tiles sized by records for the long kernel too (IBP_TILE_RECORDS_GAIN=100:
 #           188 rows per tile, 6 decoding warps per block instead of 4; entry 63 lost 7 % with it
 #           when the per-word code was the limit).
@@ -38,12 +42,13 @@ ab)
         ab lean1_$i "-DIBP_LONG_LEAN_VECS=1" $B --only fashion
         ab lean2_$i "-DIBP_LONG_LEAN_VECS=2" $B --only fashion
         ab lean2t_$i "-DIBP_LONG_LEAN_VECS=2 -DIBP_LONG_LEAN_TABLE=1" $B --only fashion
+        ab lean2tw_$i "-DIBP_LONG_LEAN_VECS=2 -DIBP_LONG_LEAN_TABLE=1 -DIBP_LONG_LEAN_WINDOW=1" $B --only fashion
         IBP_TILE_RECORDS_GAIN=100 ab lean2tr_$i "-DIBP_LONG_LEAN_VECS=2 -DIBP_LONG_LEAN_TABLE=1" $B --only fashion
         ab base8_$i "" $B --only fashion --target-mib 8
         ab lean2t8_$i "-DIBP_LONG_LEAN_VECS=2 -DIBP_LONG_LEAN_TABLE=1" $B --only fashion --target-mib 8
     done
     report "compare decode base lean1" "compare decode base lean2" "compare decode lean2 lean2t" \
-        "compare decode lean2t lean2tr" "compare decode base8 lean2t8"
+        "compare decode lean2t lean2tw" "compare decode lean2t lean2tr" "compare decode base8 lean2t8"
     ;;
 profile)
     # Where each build of the long-rows kernel waits (tools/gpu-profile.sh, case long-fashion: shared

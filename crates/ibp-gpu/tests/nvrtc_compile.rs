@@ -97,6 +97,7 @@ const AB_SWITCHES: [&[&str]; 3] = [
         "-DIBP_ROUND_BALLOT_SCAN=1",
         "-DIBP_LONG_LEAN_VECS=2",
         "-DIBP_LONG_LEAN_TABLE=1",
+        "-DIBP_LONG_LEAN_WINDOW=1",
     ],
 ];
 
