@@ -309,7 +309,9 @@ __device__ __forceinline__ void slice_tile_rows(const IbpGatherParams& prm, cons
 // through lean_vector: no branch per word, the vector's participation bits shifted once, and each
 // 32-bit read's words packed with byte permutes. The flat path it replaces takes 342 SASS
 // instructions per such vector of 16-bit words (sm_90, not counting the deposit of 3+ runs it
-// branches around per word); lean_vector about a third of that. 0: the flat path for every vector.
+// branches around per word); lean_vector about a third of that. =2: vectors with positions of 3 or
+// 4 runs too (lean_vector with RUNS: a uniform branch per word around deposit_runs). 0: the flat
+// path for every vector.
 #ifndef IBP_LONG_LEAN_VECS
 #define IBP_LONG_LEAN_VECS 0
 #endif
@@ -330,13 +332,13 @@ __device__ __forceinline__ void slice_tile_rows(const IbpGatherParams& prm, cons
 #endif
 
 // One 16-byte vector of WB-byte words (WB 1 or 2) of a lane's row, none of whose positions has
-// IBP_TILE_MULTI or IBP_TILE_MANY: its fields start at stream bit base + pos (pos advanced past
-// them), read 32 bits at a time at or before the record's end (end, as the flat path reads), pv the
-// vector's participation bits from bit 0, tm/ti the table entries of its first position, win (with
-// IBP_LONG_LEAN_WINDOW) open on the stream at or before the first field, within 32 bits. Each
-// read holds the fields of 4 / WB consecutive words (at most 32 bits together), the next word's
-// field after the one before; a participating word is its two runs deposited with its Bitval, any
-// other word its W stream bits; one 32-bit component of the output per read.
+// IBP_TILE_MANY, nor IBP_TILE_MULTI unless RUNS: its fields start at stream bit base + pos (pos
+// advanced past them), read 32 bits at a time at or before the record's end (end, as the flat
+// path reads); pv holds the vector's participation bits from bit 0, tm/ti the table entries of its
+// first position, win (IBP_LONG_LEAN_WINDOW) a window open on the stream at or before the first
+// field, within 32 bits. Each read holds the fields of 4 / WB consecutive words (at most 32 bits
+// together), each word's after the one before; a participating word is its runs deposited with its
+// Bitval, any other word its W stream bits; one 32-bit component of the output per read.
 template <int WB, bool RUNS>
 __device__ __forceinline__ uint4 lean_vector(const ibp_u32* w, ibp_u32 base, ibp_u32 end, ibp_u32& pos, ibp_u32 pv,
                                              const uint4* tm, const uint4* ti, SliceWindow& win) {
@@ -345,16 +347,16 @@ __device__ __forceinline__ uint4 lean_vector(const ibp_u32* w, ibp_u32 base, ibp
     ibp_u32 out[4];
 #pragma unroll
     for (ibp_u32 r = 0; r < 4; r++) {
-        const ibp_u32 at = min(base + pos, end);  // (pos moved at most 32 bits since the read before)
+        const ibp_u32 s = min(base + pos, end);  // (pos moved at most 32 bits since the read before)
         ibp_u32 x;
         if (IBP_LONG_LEAN_WINDOW) {  // (SliceWindow::advance with no branch: a predicated load)
-            const bool move = at - win.at >= 32u;
+            const bool move = s - win.at >= 32u;
             win.lo = move ? win.hi : win.lo;
             win.hi = move ? w[(win.at >> 5) + 2] : win.hi;
             win.at += move ? 32u : 0u;
-            x = win.bits(at);
+            x = win.bits(s);
         } else {
-            x = sbits32(w, at);
+            x = sbits32(w, s);
         }
         ibp_u32 word[per_read];
 #pragma unroll
