@@ -15,7 +15,7 @@
 # rows in segments), each variant interleaved twice:
 #   base:   the default build (the long-rows kernel's flat path for every 16-byte vector);
 #   lean1:  -DIBP_LONG_LEAN_VECS=1: vectors with no position of 3+ runs (43 of 49 per row) through
-#           lean_vector (141 SASS instructions per vector of 16-bit words against the flat path's 342);
+#           lean_vector (118 SASS instructions per vector of 16-bit words against the flat path's 342);
 #   lean2:  -DIBP_LONG_LEAN_VECS=2: the 6 vectors with such positions too (a uniform branch per word
 #           around deposit_runs);
 #   lean2t: lean2 with -DIBP_LONG_LEAN_TABLE=1: sh1 and F kept apart in the table (tinfo .y, tmask .w),
@@ -28,12 +28,13 @@
 #           188 rows per tile, 6 decoding warps per block instead of 4; entry 63 lost 7 % with it
 #           when the per-word code was the limit).
 # Adopt (IBP_LONG_LEAN_VECS default 1 or 2, IBP_LONG_LEAN_TABLE 1) only what wins in both runs; the
-# full part runs every GPU test with the candidate on (CANDIDATE=... to change it). After setting the
-# defaults here, WORK_DEFINES= tools/sass-equal.sh against the measured build's defines shows the
-# same SASS (or run `full` again).
+# full part runs every GPU test with the candidate on (CANDIDATE="..." to change it, CANDIDATE= for
+# the default build). After setting the defaults here, `BASE_DEFINES="<the measured switches>"
+# tools/sass-equal.sh` (HEAD built with them against the working tree's new defaults) shows the same
+# SASS, or run `full` again.
 set -u
 . tools/gpu-ab-lib.sh  # ab, compare, report; R and B
-CANDIDATE=${CANDIDATE:--DIBP_LONG_LEAN_VECS=2 -DIBP_LONG_LEAN_TABLE=1}
+CANDIDATE=${CANDIDATE--DIBP_LONG_LEAN_VECS=2 -DIBP_LONG_LEAN_TABLE=1}  # (set and empty: the default build)
 case "${1:-ab}" in
 ab)
     rm -rf /tmp/ab; mkdir -p /tmp/ab
