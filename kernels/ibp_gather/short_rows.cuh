@@ -106,6 +106,14 @@ struct SliceWindow {
             hi = w[(at >> 5) + 1];
         }
     }
+    // advance with no branch: every step a select, the load predicated (lean_vector's reads, where
+    // the lanes of a warp move on at different reads).
+    __device__ __forceinline__ void advance_selected(const ibp_u32* w, ibp_u32 s) {
+        const bool move = s - at >= 32u;
+        lo = move ? hi : lo;
+        hi = move ? w[(at >> 5) + 2] : hi;
+        at += move ? 32u : 0u;
+    }
 };
 
 // Whether the thread path of WB-byte words reads through a SliceWindow (IBP_SLICE_BITBUF).
@@ -349,11 +357,8 @@ __device__ __forceinline__ uint4 lean_vector(const ibp_u32* w, ibp_u32 base, ibp
     for (ibp_u32 r = 0; r < 4; r++) {
         const ibp_u32 s = min(base + pos, end);  // (pos moved at most 32 bits since the read before)
         ibp_u32 x;
-        if (IBP_LONG_LEAN_WINDOW) {  // (SliceWindow::advance with no branch: a predicated load)
-            const bool move = s - win.at >= 32u;
-            win.lo = move ? win.hi : win.lo;
-            win.hi = move ? w[(win.at >> 5) + 2] : win.hi;
-            win.at += move ? 32u : 0u;
+        if (IBP_LONG_LEAN_WINDOW) {
+            win.advance_selected(w, s);
             x = win.bits(s);
         } else {
             x = sbits32(w, s);
@@ -472,7 +477,7 @@ __device__ __forceinline__ void lane_tile_rows(const IbpGatherParams& prm, const
                     if (runs_here) acc = lean_vector<LW, MULTI>(w, base, end, pos, pv, tm_g + j0, ti_g + j0, win);
                     else acc = lean_vector<LW, false>(w, base, end, pos, pv, tm_g + j0, ti_g + j0, win);
                 } else if (IBP_LONG_LANE_FLAT && (forms & IBP_TILE_MANY) == 0) {
-                    const bool runs = MULTI && (forms & IBP_TILE_MULTI) != 0;
+                    const bool runs = MULTI && (forms & IBP_TILE_MULTI) != 0;  // (= runs_here; kept apart: the build measured and tested so)
 #if IBP_LONG_WIDE_READS
                     // The fields of per_read words (at most 32 bits together) from one 32-bit read,
                     // each word's after the one before. (The #else branch: a read per word, as
