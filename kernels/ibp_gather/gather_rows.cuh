@@ -253,6 +253,31 @@ ibp_gather(const IbpGatherParams prm) {
     ibp_u8* const stage = ibp_stage + (ibp_u64)warp * prm.stage_bytes;
     if (k >= prm.count) return;  // after the only __syncthreads
     Job cur = lookup(prm, first_rows, row0, lane);
+#if IBP_GATHER_PIPELINE
+    // Row k+1's first record vectors are loaded (stage_begin) before row k is decoded, so a warp's
+    // PCIe reads stay in flight while it decodes: per row a warp waits max(link, decode), not their
+    // sum. Order per row: next lookup, this record into shared memory, next record's loads issued,
+    // this row decoded.
+    Prefetch pf;
+    bool loading = cur.code == IBP_STATUS_OK && cur.staged;
+    if (loading) stage_begin(pf, cur.src, cur.len, lane);
+    for (;;) {
+        const ibp_u64 kn = k + warps_total;
+        const bool have_next = kn < prm.count;
+        Job nxt;
+        if (have_next) nxt = lookup(prm, first_rows, request_row(prm, kn), lane);
+        if (loading) stage_end(pf, stage, cur.src, cur.len, lane);
+        __syncwarp();
+        const bool loading_next = have_next && nxt.code == IBP_STATUS_OK && nxt.staged;
+        if (loading_next) stage_begin(pf, nxt.src, nxt.len, lane);
+        finish(prm, cur, k, stage, lane);
+        __syncwarp();  // the staging buffer is refilled for the next row
+        if (!have_next) break;
+        cur = nxt;
+        loading = loading_next;
+        k = kn;
+    }
+#else
     for (;;) {
         // Start loading this row's record, then do the next row's lookups while the loads fly.
         Prefetch pf;
@@ -270,4 +295,5 @@ ibp_gather(const IbpGatherParams prm) {
         cur = nxt;
         k = kn;
     }
+#endif
 }
