@@ -9,7 +9,8 @@
 # through ibp_decode_tiles_pairs), the lean tile kernel (ibp_decode_tiles_lean) on 256 B
 # rows (q4 and f32-normal), GloVe and MiniLM KV rows (f32 K, bf16 V), the host zero-copy gather (ibp_gather) of 1K rows of 1 KiB and of 256 B, and the
 # raw zero-copy gather of the same 1K rows of 256 B (the baseline's stall profile); the long-rows
-# kernel on Fashion-MNIST (ibp_decode_tiles_lean_long) with its shared-memory bank conflicts.
+# kernel on Fashion-MNIST (ibp_decode_tiles_lean_long) with its shared-memory bank conflicts; host
+# gathers of Cora rows, 1K (ibp_gather_split) and 16K (ibp_gather) rows.
 # IBP_PROFILE_ONLY="tiles-1k gather-256-1k" profiles those cases; IBP_PROFILE_STALLS=1 adds the stall reasons per issued
 # instruction and, from a saved report, the SASS instructions with the most stall samples
 # ($OUT/ncu-<case>-sass.csv, summarised by tools/ncu_stalls.py; tools/ncu_sass_lines.py counts its
@@ -69,3 +70,8 @@ gather="--no-real-data --only f32-normal-q4 --align-log2 4 --target-mib 64 --rep
 profile gather-1k-host ibp_gather 2 $gather --row-bytes 1024
 profile gather-256-1k ibp_gather 2 $gather --row-bytes 256
 profile raw-256-1k ibp_raw_gather 2 $gather --row-bytes 256
+# Host gathers of Cora rows (96 % saved: bound by the decode, GPU_NOTES entries 44 and 71): 1K rows
+# through ibp_gather_split (4 warps per row), 16K through ibp_gather (5-6 rows per warp).
+cora="--no-synthetic --data-dir $D/data --only cora-features-f32$ --align-log2 4 --target-mib 64 --reps 3"
+profile gather-cora-1k ibp_gather_split 2 $cora --batches 1024
+profile gather-cora-16k ibp_gather 2 $cora --batches 16384

@@ -81,6 +81,12 @@ __device__ __forceinline__ Job lookup(const IbpGatherParams& prm, const ibp_u64*
     const ibp_u64 span = 0;
     const IbpChunk& c = prm.chunks[lo];
 #endif
+#if IBP_GATHER_TABLES && IBP_GATHER_EARLY_TABLE
+    // The chunk's table offset, loaded beside its descriptor (lo < chunk_count, and table_offsets
+    // has one per chunk): its check below then waits for a load that is already back, not for one
+    // issued after the descriptor's, before the record's first PCIe read.
+    const ibp_u64 toff_early = prm.table_offsets ? prm.table_offsets[lo] : ~0ull;
+#endif
     const ibp_u64 first = c.first_row;
     const ibp_u32 row_count = c.row_count;
     const ibp_u64 r = row - first;
@@ -171,7 +177,11 @@ __device__ __forceinline__ Job lookup(const IbpGatherParams& prm, const ibp_u64*
         // (Only when the table its descriptor implies lies in the tables buffer: the host builds it
         // from the same descriptor, but the kernel does not rely on that.)
         if (prm.table_offsets) {
+#if IBP_GATHER_EARLY_TABLE
+            const ibp_u64 toff = toff_early;
+#else
             const ibp_u64 toff = prm.table_offsets[lo];
+#endif
             if (toff != ~0ull && toff <= prm.tables_size && 32 * (ibp_u64)G * n <= prm.tables_size - toff) {
                 job.table = (const uint4*)(prm.tables + toff) + (ibp_u64)g * n;
                 job.entries = G * n;

@@ -9,8 +9,12 @@
 #                                                              # candidate on (~8-9 min)
 #   bash bench/results/gpu-2026-12-05-c/next-session.sh profile  # Nsight Compute on the long-rows kernel,
 #                                                              # default and candidate, stall reasons (~3 min)
-#   bash bench/results/gpu-2026-12-05-c/next-session.sh gathers  # host-gather A/B of IBP_GATHER_PIPELINE
-#                                                              # (added in the twentieth session, entry 71; ~4-5 min)
+#   bash bench/results/gpu-2026-12-05-c/next-session.sh gathers  # host-gather A/B of IBP_GATHER_PIPELINE and
+#                                                              # IBP_GATHER_EARLY_TABLE (added in the twentieth
+#                                                              # session, entry 71; ~6 min)
+# Order within the 30 minutes of device time: ab, gathers, then full with the switches that won
+# (CANDIDATE="..."; every test, the vectors, the sanitizers and the whole bench on them), then
+# `python3 tools/gpu_results.py` on its output for bench/GPU_RESULTS.md; profile only if time is left.
 # and, where a host of 2 GPUs is lent (kind nvidia-h200-x2; never so far):
 #   bash bench/results/gpu-2026-12-04-i/next-session.sh multi
 # ab: whole-entry decode of Fashion-MNIST (256 MiB entries: whole rows a lane apiece; 8 MiB entries:
@@ -29,20 +33,24 @@
 #   lean2tr: lean2t with tiles sized by records for the long kernel too (IBP_TILE_RECORDS_GAIN=100:
 #           188 rows per tile, 6 decoding warps per block instead of 4; entry 63 lost 7 % with it
 #           when the per-word code was the limit).
-# gathers: host zero-copy gathers (IBP / ideal, batches of 1K-64K rows) of the rows the decode bounds
-# (Cora, f32 at 5 % non-zero, 4 KiB) and of dense 1 KiB rows (q4 at A = 16/1/128: the control), each
-# variant interleaved twice:
-#   gbase:  the default build (ibp_gather issues row k+1's record loads after row k is decoded);
-#   gpipe:  -DIBP_GATHER_PIPELINE=1 -DIBP_PREFETCH_VECS=1: row k+1's first 512 B per warp issued
-#           before row k is decoded (4 bytes of spills);
+# gathers: host zero-copy gathers (IBP / ideal, batches of 1K-64K rows), each variant interleaved
+# twice (entry 71):
+#   gbase:  the default build;
+#   gpipe:  -DIBP_GATHER_PIPELINE=1 -DIBP_PREFETCH_VECS=1: ibp_gather issues row k+1's first 512 B
+#           per warp before it decodes row k (1 KiB with 2 vectors per lane spills the loaded
+#           vectors to local memory, which waits for them: not timed);
 #   gvec1:  -DIBP_PREFETCH_VECS=1 alone (the control for the smaller prefetch);
-#   gpipe2: -DIBP_GATHER_PIPELINE=1 with 1 KiB per warp (48 bytes of spills, some of the prefetched
-#           vectors stored to local memory, which waits for them).
-# Batches of <= 1K rows (and 4K of Cora and sparse rows) go through ibp_gather_split, one step per
-# group, which the switch does not change: expect the gain, if any, from 16K-row batches (each warp
-# of ibp_gather then takes 5-21 rows). Adopt IBP_GATHER_PIPELINE (with IBP_PREFETCH_VECS 1 if gpipe
-# wins over gpipe2) only if it wins on the decode-bound entries in both runs and the dense control
-# does not lose.
+#   gearly: -DIBP_GATHER_EARLY_TABLE=1: the lookup loads a chunk's table offset beside its
+#           descriptor, not after it (its check stood between the descriptor and the record's
+#           first PCIe read: one dependent device-memory load less for chunks with tables).
+# on the rows the decode bounds (Cora, f32 at 5 % non-zero 4 KiB: no tables; gbase/gpipe/gvec1),
+# dense 1 KiB q4 rows (A = 16/1/128: the control for gpipe, the target of gearly), and GloVe and
+# MiniLM word embeddings (gbase/gearly: 1K-row batches of table chunks). Batches of <= 1K rows (and
+# 4K of Cora and sparse rows) go through ibp_gather_split, one step per group, which the pipeline
+# does not change: its gain, if any, is from 16K-row batches (each warp of ibp_gather then takes
+# 5-21 rows); gearly acts in both kernels. Adopt IBP_GATHER_PIPELINE (with IBP_PREFETCH_VECS 1) if
+# it wins on Cora and the sparse rows in both runs and the dense control does not lose, and
+# IBP_GATHER_EARLY_TABLE if it wins at 1K rows in both runs.
 # Adopt (IBP_LONG_LEAN_VECS default 1 or 2, IBP_LONG_LEAN_TABLE 1) only what wins in both runs; the
 # full part runs every GPU test with the candidate on (CANDIDATE="..." to change it, CANDIDATE= for
 # the default build). After setting the defaults here, `BASE_DEFINES="<the measured switches>"
@@ -79,23 +87,36 @@ gathers)
         echo "$name rc $? $(($(date +%s) - s)) s" | tee -a /tmp/ab/summary.txt
         tar czf "$R/ab.tgz" -C /tmp ab
     }
-    P1="-DIBP_GATHER_PIPELINE=1 -DIBP_PREFETCH_VECS=1"
+    PIPE="-DIBP_GATHER_PIPELINE=1 -DIBP_PREFETCH_VECS=1" VEC1="-DIBP_PREFETCH_VECS=1" EARLY="-DIBP_GATHER_EARLY_TABLE=1"
     for i in 1 2; do
-        for v in "gbase:" "gpipe:$P1" "gvec1:-DIBP_PREFETCH_VECS=1" "gpipe2:-DIBP_GATHER_PIPELINE=1"; do
+        for v in "gbase:" "gpipe:$PIPE" "gvec1:$VEC1"; do
             n=${v%%:*} d=${v#*:}
-            gab ${n}_$i "$d" --only cora
+            gab c${n}_$i "$d" --only cora
             gab s${n}_$i "$d" --only f32-sparse --row-bytes 4096
+        done
+        for v in "gbase:" "gpipe:$PIPE" "gvec1:$VEC1" "gearly:$EARLY"; do
+            n=${v%%:*} d=${v#*:}
             gab d${n}_$i "$d" --only f32-normal-q4 --row-bytes 1024
         done
+        for v in "gbase:" "gearly:$EARLY"; do
+            n=${v%%:*} d=${v#*:}
+            gab g${n}_$i "$d" --only glove
+            gab w${n}_$i "$d" --only minilm-word-emb
+        done
     done
-    report "compare gathers gbase gpipe" "compare gathers gbase gvec1" "compare gathers gpipe gpipe2" \
-        "compare gathers sgbase sgpipe" "compare gathers sgbase sgvec1" "compare gathers sgpipe sgpipe2" \
-        "compare gathers dgbase dgpipe" "compare gathers dgbase dgvec1"
+    report "compare gathers cgbase cgpipe" "compare gathers cgbase cgvec1" \
+        "compare gathers sgbase sgpipe" "compare gathers sgbase sgvec1" \
+        "compare gathers dgbase dgpipe" "compare gathers dgbase dgvec1" "compare gathers dgbase dgearly" \
+        "compare gathers ggbase ggearly" "compare gathers wgbase wgearly"
     ;;
 profile)
     # Where each build of the long-rows kernel waits (tools/gpu-profile.sh, case long-fashion: shared
     # loads and their bank conflicts, the L1's wavefronts, the stall reasons per instruction):
-    # $OUT/profile-base and $OUT/profile-candidate.
+    # $OUT/profile-base and $OUT/profile-candidate; then the host gathers of Cora rows (1K rows through
+    # ibp_gather_split, 16K through ibp_gather; the default build): $OUT/profile-cora.
+    mkdir -p "$R/profile-cora"
+    IBP_PROFILE_ONLY="gather-cora-1k gather-cora-16k" IBP_PROFILE_STALLS=1 OUT="$R/profile-cora" \
+        bash tools/gpu-profile.sh
     for v in base candidate; do
         d=""; [ $v = candidate ] && d=$CANDIDATE
         mkdir -p "$R/profile-$v"
