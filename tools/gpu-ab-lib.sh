@@ -3,6 +3,10 @@
 # device (carry .devrun) after `bash tools/gpu-run.sh --prepare` here:
 #   ab NAME DEFINES BENCH_BIN [BENCH ARGS...]  one decode-only run (tools/gpu-ab.sh) into /tmp/ab/NAME,
 #                                              its status line appended to /tmp/ab/summary.txt
+#   gab NAME DEFINES [BENCH ARGS...]           one run of the bench's host gathers and decode (tools/gpu-run.sh,
+#                                              no tests) into /tmp/ab/NAME, batches $GAB_BATCHES
+#                                              (default 1024,4096,16384), its status line appended
+#                                              to /tmp/ab/summary.txt, /tmp/ab packed into $OUT/ab.tgz
 #   compare WHAT A B                           runs A_1 B_1 A_2 B_2 (under /tmp/ab) side by side
 #                                              (tools/ab_compare.py; WHAT: decode or gathers)
 #   report CMD...                              each command's output into /tmp/ab/compare.txt,
@@ -13,6 +17,16 @@
 R=${OUT:-/tmp/out}; mkdir -p "$R"
 B=.devrun/ibp-gpu-bench
 ab() { OUT=$R IBP_BENCH_TIMEOUT=${IBP_BENCH_TIMEOUT:-150} bash tools/gpu-ab.sh "$@" | tee -a /tmp/ab/summary.txt; }
+gab() {
+    local name=$1 defines=$2
+    shift 2
+    local s=$(date +%s)
+    OUT=/tmp/ab/$name IBP_SKIP_TESTS=1 IBP_RUN_MEMCHECK=0 IBP_BENCH_TIMEOUT=150 IBP_KERNEL_DEFINES="$defines" \
+        bash tools/gpu-run.sh --target-mib 256 --reps 9 --batches "${GAB_BATCHES:-1024,4096,16384}" "$@" \
+        >"/tmp/ab/$name.run.log" 2>&1
+    echo "$name rc $? $(($(date +%s) - s)) s" | tee -a /tmp/ab/summary.txt
+    tar czf "$R/ab.tgz" -C /tmp ab
+}
 compare() {
     python3 tools/ab_compare.py "$2.1=/tmp/ab/$2_1/bench.log" "$3.1=/tmp/ab/$3_1/bench.log" \
         "$2.2=/tmp/ab/$2_2/bench.log" "$3.2=/tmp/ab/$3_2/bench.log" --what "$1"

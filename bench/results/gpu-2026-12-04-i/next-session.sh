@@ -30,7 +30,7 @@
 #           non-zero (IBP/ideal at 1K-16K-row batches: 0.65-0.96).
 # Adopt a switch (default 1, drop the #else branch / the flag) only where it wins in both runs.
 set -u
-. tools/gpu-ab-lib.sh  # ab, compare, report; R and B (the helpers this script defined, now shared)
+. tools/gpu-ab-lib.sh  # ab, gab, compare, report; R and B (the helpers this script defined, now shared)
 case "${1:-ab}" in
 ab)
     rm -rf /tmp/ab; mkdir -p /tmp/ab
@@ -57,15 +57,6 @@ widths)
     ;;
 gathers)
     rm -rf /tmp/ab; mkdir -p /tmp/ab
-    gab() {
-        local name=$1 defines=$2
-        shift 2
-        local s=$(date +%s)
-        OUT=/tmp/ab/$name IBP_SKIP_TESTS=1 IBP_RUN_MEMCHECK=0 IBP_BENCH_TIMEOUT=150 IBP_KERNEL_DEFINES="$defines" \
-            bash tools/gpu-run.sh --target-mib 256 --reps 9 --batches 1024,4096,16384 "$@" >"/tmp/ab/$name.run.log" 2>&1
-        echo "$name rc $? $(($(date +%s) - s)) s" | tee -a /tmp/ab/summary.txt
-        tar czf "$R/ab.tgz" -C /tmp ab
-    }
     for i in 1 2; do
         gab gbase_$i "" --only cora
         gab ballot_$i "-DIBP_ROUND_BALLOT_SCAN=1" --only cora

@@ -57,7 +57,7 @@
 # tools/sass-equal.sh` (HEAD built with them against the working tree's new defaults) shows the same
 # SASS, or run `full` again.
 set -u
-. tools/gpu-ab-lib.sh  # ab, compare, report; R and B
+. tools/gpu-ab-lib.sh  # ab, gab, compare, report; R and B
 CANDIDATE=${CANDIDATE--DIBP_LONG_LEAN_VECS=2 -DIBP_LONG_LEAN_TABLE=1}  # (set and empty: the default build)
 case "${1:-ab}" in
 ab)
@@ -77,16 +77,7 @@ ab)
     ;;
 gathers)
     rm -rf /tmp/ab; mkdir -p /tmp/ab
-    gab() {
-        local name=$1 defines=$2
-        shift 2
-        local s=$(date +%s)
-        OUT=/tmp/ab/$name IBP_SKIP_TESTS=1 IBP_RUN_MEMCHECK=0 IBP_BENCH_TIMEOUT=150 IBP_KERNEL_DEFINES="$defines" \
-            bash tools/gpu-run.sh --target-mib 256 --reps 9 --batches 1024,4096,16384,65536 "$@" \
-            >"/tmp/ab/$name.run.log" 2>&1
-        echo "$name rc $? $(($(date +%s) - s)) s" | tee -a /tmp/ab/summary.txt
-        tar czf "$R/ab.tgz" -C /tmp ab
-    }
+    export GAB_BATCHES=1024,4096,16384,65536
     PIPE="-DIBP_GATHER_PIPELINE=1 -DIBP_PREFETCH_VECS=1" VEC1="-DIBP_PREFETCH_VECS=1" EARLY="-DIBP_GATHER_EARLY_TABLE=1"
     for i in 1 2; do
         for v in "gbase:" "gpipe:$PIPE" "gvec1:$VEC1"; do
