@@ -27,7 +27,8 @@ NCU="$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin
 SECTIONS="--section SpeedOfLight --section Occupancy --section LaunchStats --section SchedulerStats --section WarpStateStats --section InstructionStats --section MemoryWorkloadAnalysis"
 if [ "${IBP_PROFILE_STALLS:-0}" != 0 ]; then  # 2: source counters without the stall metrics
     SECTIONS="$SECTIONS --section SourceCounters"
-    [ "$IBP_PROFILE_STALLS" = 1 ] && SECTIONS="$SECTIONS --metrics regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio"
+    STALL_METRICS="--metrics regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio"
+    [ "$IBP_PROFILE_STALLS" = 1 ] && SECTIONS="$SECTIONS $STALL_METRICS"
 fi
 profile() {  # name kernel skip bench-args...
     local name=$1 kernel=$2 skip=$3
@@ -61,7 +62,10 @@ profile lean-kv-f32 regex:^ibp_decode_tiles_lean 2 $real --only minilm-kv-k-f32 
 profile lean-normal-256 regex:^ibp_decode_tiles_lean 2 --no-gathers --no-real-data --only 'f32-normal$' --align-log2 4 --target-mib 64 --reps 3 --row-bytes 256
 profile lean-kv-bf16 regex:^ibp_decode_tiles_lean 2 $real --only minilm-kv-v-bf16 --align-log2 4
 # The long-rows kernel on Fashion-MNIST, with its shared-memory loads' bank conflicts (GPU_NOTES entry 63).
+# (ncu takes one --metrics: this case's replace the stall metrics of IBP_PROFILE_STALLS=1, whose
+# source counters and stall samples per instruction it keeps.)
 SECTIONS_SAVED=$SECTIONS
+[ -n "${STALL_METRICS:-}" ] && SECTIONS="${SECTIONS/" $STALL_METRICS"/}"
 SECTIONS="$SECTIONS --metrics smsp__inst_executed_op_shared_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,smsp__inst_executed.sum"
 profile long-fashion ibp_decode_tiles_lean_long 2 $real --only fashion-mnist-test
 SECTIONS=$SECTIONS_SAVED

@@ -12,6 +12,9 @@
 #   bash bench/results/gpu-2026-12-05-c/next-session.sh gathers  # host-gather A/B of IBP_GATHER_PIPELINE and
 #                                                              # IBP_GATHER_EARLY_TABLE (added in the twentieth
 #                                                              # session, entry 71; ~6 min)
+# Ran in the twentieth session on an H100 (GPU_NOTES entry 72, bench/results/gpu-2026-12-05-d): ab
+# and gathers; nothing adopted; IBP_LONG_LEAN_VECS=1 gained 2-4 % on Fashion-MNIST there, so it is
+# now the CANDIDATE of full (run ab on an H200 first to confirm it there).
 # Order within the 30 minutes of device time: ab, gathers, then full with the switches that won
 # (CANDIDATE="..."; every test, the vectors, the sanitizers and the whole bench on them), then
 # `python3 tools/gpu_results.py` on its output for bench/GPU_RESULTS.md; profile only if time is left.
@@ -58,7 +61,7 @@
 # SASS, or run `full` again.
 set -u
 . tools/gpu-ab-lib.sh  # ab, gab, compare, report; R and B
-CANDIDATE=${CANDIDATE--DIBP_LONG_LEAN_VECS=2 -DIBP_LONG_LEAN_TABLE=1}  # (set and empty: the default build)
+CANDIDATE=${CANDIDATE--DIBP_LONG_LEAN_VECS=1}  # (set and empty: the default build)
 case "${1:-ab}" in
 ab)
     rm -rf /tmp/ab; mkdir -p /tmp/ab
