@@ -81,12 +81,6 @@ __device__ __forceinline__ Job lookup(const IbpGatherParams& prm, const ibp_u64*
     const ibp_u64 span = 0;
     const IbpChunk& c = prm.chunks[lo];
 #endif
-#if IBP_GATHER_TABLES && IBP_GATHER_EARLY_TABLE
-    // The chunk's table offset, loaded beside its descriptor (lo < chunk_count, and table_offsets
-    // has one per chunk): its check below then waits for a load that is already back, not for one
-    // issued after the descriptor's, before the record's first PCIe read.
-    const ibp_u64 toff_early = prm.table_offsets ? prm.table_offsets[lo] : ~0ull;
-#endif
     const ibp_u64 first = c.first_row;
     const ibp_u32 row_count = c.row_count;
     const ibp_u64 r = row - first;
@@ -177,11 +171,7 @@ __device__ __forceinline__ Job lookup(const IbpGatherParams& prm, const ibp_u64*
         // (Only when the table its descriptor implies lies in the tables buffer: the host builds it
         // from the same descriptor, but the kernel does not rely on that.)
         if (prm.table_offsets) {
-#if IBP_GATHER_EARLY_TABLE
-            const ibp_u64 toff = toff_early;
-#else
             const ibp_u64 toff = prm.table_offsets[lo];
-#endif
             if (toff != ~0ull && toff <= prm.tables_size && 32 * (ibp_u64)G * n <= prm.tables_size - toff) {
                 job.table = (const uint4*)(prm.tables + toff) + (ibp_u64)g * n;
                 job.entries = G * n;
@@ -263,31 +253,6 @@ ibp_gather(const IbpGatherParams prm) {
     ibp_u8* const stage = ibp_stage + (ibp_u64)warp * prm.stage_bytes;
     if (k >= prm.count) return;  // after the only __syncthreads
     Job cur = lookup(prm, first_rows, row0, lane);
-#if IBP_GATHER_PIPELINE
-    // Row k+1's first record vectors are loaded (stage_begin) before row k is decoded, so a warp's
-    // PCIe reads stay in flight while it decodes: per row a warp waits max(link, decode), not their
-    // sum. Order per row: next lookup, this record into shared memory, next record's loads issued,
-    // this row decoded.
-    Prefetch pf;
-    bool loading = cur.code == IBP_STATUS_OK && cur.staged;
-    if (loading) stage_begin(pf, cur.src, cur.len, lane);
-    for (;;) {
-        const ibp_u64 kn = k + warps_total;
-        const bool have_next = kn < prm.count;
-        Job nxt;
-        if (have_next) nxt = lookup(prm, first_rows, request_row(prm, kn), lane);
-        if (loading) stage_end(pf, stage, cur.src, cur.len, lane);
-        __syncwarp();
-        const bool loading_next = have_next && nxt.code == IBP_STATUS_OK && nxt.staged;
-        if (loading_next) stage_begin(pf, nxt.src, nxt.len, lane);
-        finish(prm, cur, k, stage, lane);
-        __syncwarp();  // the staging buffer is refilled for the next row
-        if (!have_next) break;
-        cur = nxt;
-        loading = loading_next;
-        k = kn;
-    }
-#else
     for (;;) {
         // Start loading this row's record, then do the next row's lookups while the loads fly.
         Prefetch pf;
@@ -305,5 +270,4 @@ ibp_gather(const IbpGatherParams prm) {
         cur = nxt;
         k = kn;
     }
-#endif
 }

@@ -59,12 +59,6 @@ struct GmemRecord {
 #ifndef IBP_GATHER_RAW_CHUNKS
 #define IBP_GATHER_RAW_CHUNKS 1  // ibp_gather locates raw-chunk records by position, copies them directly
 #endif
-#ifndef IBP_GATHER_EARLY_TABLE
-#define IBP_GATHER_EARLY_TABLE 0  // lookup loads a chunk's table offset beside its descriptor
-#endif
-#ifndef IBP_GATHER_PIPELINE
-#define IBP_GATHER_PIPELINE 0  // ibp_gather issues the next row's record loads before decoding this row
-#endif
 #if IBP_GATHER_RAW_CHUNKS != 0 && IBP_GATHER_RAW_CHUNKS != 1
 #error "IBP_GATHER_RAW_CHUNKS is 0 or 1"
 #endif

@@ -79,6 +79,9 @@ ab)
         "compare decode lean2t lean2tw" "compare decode lean2t lean2tr" "compare decode base8 lean2t8"
     ;;
 gathers)
+    # (Ran in the twentieth session, entry 72; both switches were then dropped from the kernels: to
+    # run this again, `git apply bench/results/gpu-2026-12-05-d/tried-gather-pipeline-early-table.diff`
+    # and --prepare first.)
     rm -rf /tmp/ab; mkdir -p /tmp/ab
     export GAB_BATCHES=1024,4096,16384,65536
     PIPE="-DIBP_GATHER_PIPELINE=1 -DIBP_PREFETCH_VECS=1" VEC1="-DIBP_PREFETCH_VECS=1" EARLY="-DIBP_GATHER_EARLY_TABLE=1"

@@ -98,9 +98,6 @@ const AB_SWITCHES: [&[&str]; 3] = [
         "-DIBP_LONG_LEAN_VECS=2",
         "-DIBP_LONG_LEAN_TABLE=1",
         "-DIBP_LONG_LEAN_WINDOW=1",
-        "-DIBP_GATHER_PIPELINE=1",
-        "-DIBP_PREFETCH_VECS=1",
-        "-DIBP_GATHER_EARLY_TABLE=1",
     ],
 ];
 
