@@ -239,7 +239,13 @@ __device__ __forceinline__ const ibp_u64* chunk_first_rows(const IbpGatherParams
     return smem;
 }
 
-extern "C" __global__ void __launch_bounds__(32 * IBP_WARPS_PER_BLOCK, 6)
+// IBP_GATHER_MIN_BLOCKS: blocks per SM that __launch_bounds__ asks ptxas to fit (6: 80 registers;
+// 7: 72 and more spills; 8: 64, 556 B of spill stores), an A/B of more resident warps against the
+// spills that buys (GPU_NOTES entry 73).
+#ifndef IBP_GATHER_MIN_BLOCKS
+#define IBP_GATHER_MIN_BLOCKS 6
+#endif
+extern "C" __global__ void __launch_bounds__(32 * IBP_WARPS_PER_BLOCK, IBP_GATHER_MIN_BLOCKS)
 ibp_gather(const IbpGatherParams prm) {
     IBP_DYNAMIC_SMEM(ibp_stage);
     __shared__ ibp_u64 first_rows_smem[IBP_SMEM_CHUNKS];

@@ -89,6 +89,7 @@ const AB_SWITCHES: [&[&str]; 3] = [
         "-DIBP_LEAN_THREAD_A1_ONLY=1",
         "-DIBP_SLICE_RAW_VECS=0",
         "-DIBP_SLICE_BITBUF=0",
+        "-DIBP_GATHER_MIN_BLOCKS=8",
     ],
     &[
         "-DIBP_LEAN_HOIST=4",
