@@ -6,7 +6,7 @@
 # that passes needs no new GPU run: the device executes the same code.
 #
 #   eval "$(bash tools/ci-nvrtc.sh)"; NVDISASM=/path/to/nvdisasm bash tools/sass-equal.sh [REV]   # REV: HEAD
-#   WORK_DEFINES="-DIBP_LONG_LEAN_VECS=2" ... tools/sass-equal.sh   # the working tree built with A/B switches:
+#   WORK_DEFINES="-DIBP_LONG_LEAN_VECS=1" ... tools/sass-equal.sh   # the working tree built with A/B switches:
 #                                                                 # which kernels a switch changes
 #   BASE_DEFINES="..." (the same for REV's side): e.g. a switch made the default against the measured
 #   build of it, or a refactor of code behind a switch against REV with the switch on

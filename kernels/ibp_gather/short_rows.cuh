@@ -106,14 +106,6 @@ struct SliceWindow {
             hi = w[(at >> 5) + 1];
         }
     }
-    // advance with no branch: every step a select, the load predicated (lean_vector's reads, where
-    // the lanes of a warp move on at different reads).
-    __device__ __forceinline__ void advance_selected(const ibp_u32* w, ibp_u32 s) {
-        const bool move = s - at >= 32u;
-        lo = move ? hi : lo;
-        hi = move ? w[(at >> 5) + 2] : hi;
-        at += move ? 32u : 0u;
-    }
 };
 
 // Whether the thread path of WB-byte words reads through a SliceWindow (IBP_SLICE_BITBUF).
@@ -317,64 +309,39 @@ __device__ __forceinline__ void slice_tile_rows(const IbpGatherParams& prm, cons
 // through lean_vector: no branch per word, the vector's participation bits shifted once, and each
 // 32-bit read's words packed with byte permutes. The flat path it replaces takes 342 SASS
 // instructions per such vector of 16-bit words (sm_90, not counting the deposit of 3+ runs it
-// branches around per word); lean_vector about a third of that. =2: vectors with positions of 3 or
-// 4 runs too (lean_vector with RUNS: a uniform branch per word around deposit_runs). 0: the flat
-// path for every vector.
+// branches around per word); lean_vector about a third of that. 0: the flat
+// path for every vector. (Timed on an H100, GPU_NOTES entry 72: +1-4 % on Fashion-MNIST; vectors
+// with 3-4 run positions too, sh1 and F kept apart in the table, and a stream window in registers
+// gained nothing more and were removed.)
 #ifndef IBP_LONG_LEAN_VECS
 #define IBP_LONG_LEAN_VECS 0
 #endif
-// IBP_LONG_LEAN_TABLE=1 (with IBP_LONG_LEAN_VECS): the long-rows kernel's table also holds each 8- or
-// 16-bit position's sh1 in tinfo .y and F in tmask .w (build_table's LEAN_WORDS), so that
-// lean_vector takes them as they are, with no shift and mask per word. 0: lean_vector takes them
-// from tinfo .z and .w.
-#ifndef IBP_LONG_LEAN_TABLE
-#define IBP_LONG_LEAN_TABLE 0
-#endif
-// IBP_LONG_LEAN_WINDOW=1 (with IBP_LONG_LEAN_VECS): lean_vector reads a lane's stream through a
-// SliceWindow (two words in registers, the next loaded as the fields use one up) instead of two
-// shared-memory loads per 32-bit read (sbits32): about one load per 32 bits of a record instead of
-// two per read (Fashion-MNIST: 124 instead of 392 per row, each a 32-lane scatter with bank
-// conflicts), for a few more instructions per read. 0: sbits32.
-#ifndef IBP_LONG_LEAN_WINDOW
-#define IBP_LONG_LEAN_WINDOW 0
-#endif
 
 // One 16-byte vector of WB-byte words (WB 1 or 2) of a lane's row, none of whose positions has
-// IBP_TILE_MANY, nor IBP_TILE_MULTI unless RUNS: its fields start at stream bit base + pos (pos
-// advanced past them), read 32 bits at a time at or before the record's end (end, as the flat
-// path reads); pv holds the vector's participation bits from bit 0, tm/ti the table entries of its
-// first position, win (IBP_LONG_LEAN_WINDOW) a window open on the stream at or before the first
-// field, within 32 bits. Each read holds the fields of 4 / WB consecutive words (at most 32 bits
+// IBP_TILE_MANY or IBP_TILE_MULTI: its fields start at stream bit base + pos (pos advanced past
+// them), read 32 bits at a time at or before the record's end (end, as the flat path reads); pv
+// holds the vector's participation bits from bit 0, tm/ti the table entries of its first
+// position. Each read holds the fields of 4 / WB consecutive words (at most 32 bits
 // together), each word's after the one before; a participating word is its runs deposited with its
 // Bitval, any other word its W stream bits; one 32-bit component of the output per read.
-template <int WB, bool RUNS>
+template <int WB>
 __device__ __forceinline__ uint4 lean_vector(const ibp_u32* w, ibp_u32 base, ibp_u32 end, ibp_u32& pos, ibp_u32 pv,
-                                             const uint4* tm, const uint4* ti, SliceWindow& win) {
+                                             const uint4* tm, const uint4* ti) {
     static_assert(WB == 1 || WB == 2, "lean_vector takes 8- and 16-bit words");
     constexpr ibp_u32 W = WB * 8, per_read = 4 / WB;
     ibp_u32 out[4];
 #pragma unroll
     for (ibp_u32 r = 0; r < 4; r++) {
-        const ibp_u32 s = min(base + pos, end);  // (pos moved at most 32 bits since the read before)
-        ibp_u32 x;
-        if (IBP_LONG_LEAN_WINDOW) {
-            win.advance_selected(w, s);
-            x = win.bits(s);
-        } else {
-            x = sbits32(w, s);
-        }
+        ibp_u32 x = sbits32(w, min(base + pos, end));
         ibp_u32 word[per_read];
 #pragma unroll
         for (ibp_u32 q = 0; q < per_read; q++) {
             const ibp_u32 k = r * per_read + q;
             const bool p = (int)(pv << (31u - k)) < 0;
             const uint4 m = tm[k], i = ti[k];
-            const ibp_u32 sh1 = IBP_LONG_LEAN_TABLE ? i.y : i.z >> 8, f = IBP_LONG_LEAN_TABLE ? m.w : entry_free_bits(i);
-            ibp_u32 dep = (__funnelshift_l(0u, x, i.z) & m.x) | (__funnelshift_l(0u, x, sh1) & m.y);
-            if (RUNS && (int)i.w < 0) dep = deposit_runs(x, m.x, m.y, i.z);  // 3 or 4 runs (no IBP_TILE_MANY)
-            dep |= i.x;
+            const ibp_u32 dep = (__funnelshift_l(0u, x, i.z) & m.x) | (__funnelshift_l(0u, x, i.z >> 8) & m.y) | i.x;
             word[q] = p ? dep : x;  // the low W bits count (packed below)
-            const ibp_u32 len = p ? f : W;
+            const ibp_u32 len = p ? entry_free_bits(i) : W;
             pos += len;
             if (q + 1 < per_read) x >>= len;  // len <= W < 32 here
         }
@@ -460,24 +427,17 @@ __device__ __forceinline__ void lane_tile_rows(const IbpGatherParams& prm, const
         } else if (valid) {
             ibp_u32 pos = coded ? n + before : jb * W;  // stream bit of the next field, from the record's start
             ibp_u32 pw = coded ? sbits32(w, base + min(jb & ~31u, total_bits)) : 0u;  // participation bits of words j0 & ~31 ..
-            SliceWindow win;  // (IBP_LONG_LEAN_WINDOW: lean_vector's reads; opened again after any other vector)
-            if (IBP_LONG_LEAN_VECS && IBP_LONG_LEAN_WINDOW) win.open(w, min(base + pos, end));
             for (ibp_u32 j0 = jb; j0 < je; j0 += per_vec) {
                 if ((j0 & 31u) == 0 && j0 != jb) pw = coded ? sbits32(w, base + min(j0, total_bits)) : 0u;
                 uint4 acc = make_uint4(0u, 0u, 0u, 0u);
                 ibp_u32 forms = 0;  // the run-form flags of the vector's positions
 #pragma unroll
                 for (ibp_u32 k = 0; k < per_vec; k++) forms |= ti_g[j0 + k].w;
-                const bool runs_here = MULTI && (forms & IBP_TILE_MULTI) != 0;
-                const bool lean_here =
-                    IBP_LONG_LEAN_VECS && WB <= 2 && (forms & IBP_TILE_MANY) == 0 && (IBP_LONG_LEAN_VECS >= 2 || !runs_here);
-                if (lean_here) {
+                const bool runs = MULTI && (forms & IBP_TILE_MULTI) != 0;  // a position of 3-4 runs
+                if (IBP_LONG_LEAN_VECS && WB <= 2 && (forms & IBP_TILE_MANY) == 0 && !runs) {
                     constexpr int LW = WB <= 2 ? WB : 2;  // (WB <= 2 here; LW keeps other widths compiling)
-                    const ibp_u32 pv = pw >> (j0 & 31u);
-                    if (runs_here) acc = lean_vector<LW, MULTI>(w, base, end, pos, pv, tm_g + j0, ti_g + j0, win);
-                    else acc = lean_vector<LW, false>(w, base, end, pos, pv, tm_g + j0, ti_g + j0, win);
+                    acc = lean_vector<LW>(w, base, end, pos, pw >> (j0 & 31u), tm_g + j0, ti_g + j0);
                 } else if (IBP_LONG_LANE_FLAT && (forms & IBP_TILE_MANY) == 0) {
-                    const bool runs = MULTI && (forms & IBP_TILE_MULTI) != 0;  // (= runs_here; kept apart: the build measured and tested so)
 #if IBP_LONG_WIDE_READS
                     // The fields of per_read words (at most 32 bits together) from one 32-bit read,
                     // each word's after the one before. (The #else branch: a read per word, as
@@ -523,7 +483,6 @@ __device__ __forceinline__ void lane_tile_rows(const IbpGatherParams& prm, const
                     }
                 }
                 *(uint4*)(dst + j0 * WB) = acc;
-                if (IBP_LONG_LEAN_VECS && IBP_LONG_LEAN_WINDOW && !lean_here) win.open(w, min(base + pos, end));
             }
             T = pos;
         }

@@ -4,11 +4,8 @@
 // Builds the table of a chunk's `entries` (>= 1) positions. Every thread of the block must call it
 // (it ends with a barrier); returns, in every thread, IBP_TABLE_UNIFORM_F when every entry has the
 // same F, IBP_TABLE_NO_MULTI when none has 3+ runs, and (ONE_FLAG) IBP_TABLE_ONE_ENTRY when every
-// position of every group has entry 0's Mask and Bitval. LEAN_WORDS (the long-rows kernel with
-// IBP_LONG_LEAN_TABLE): entries of 8- and 16-bit words without IBP_TILE_MANY also hold sh1 in
-// tinfo .y (0 for an entry with IBP_TILE_MULTI) and F in tmask .w, which such words do not use
-// otherwise (Bitval's and the runs' high halves).
-template <int WB, bool ONE_FLAG = false, bool LEAN_WORDS = false>
+// position of every group has entry 0's Mask and Bitval.
+template <int WB, bool ONE_FLAG = false>
 __device__ __forceinline__ ibp_u32 build_table(const ibp_u8* masks, ibp_u64 words_bytes, ibp_u32 entries,
                                                uint4* tmask, uint4* tinfo) {
     const ibp_u64 wmask = WB == 8 ? ~0ull : ((1ull << (8 * WB)) - 1ull);
@@ -19,10 +16,6 @@ __device__ __forceinline__ ibp_u32 build_table(const ibp_u8* masks, ibp_u64 word
         uint4 tm, ti;
         const ibp_u64 mask = load_word<WB>(masks, i), bitval = load_word<WB>(masks + words_bytes, i);
         table_entry<WB>(mask, bitval, tm, ti);
-        if (LEAN_WORDS && WB <= 2 && (ti.w & IBP_TILE_MANY) == 0) {
-            ti.y = (ti.w & IBP_TILE_MULTI) != 0 ? 0u : (ti.z >> 8) & 31u;
-            tm.w = entry_free_bits(ti);
-        }
         tmask[i] = tm;
         tinfo[i] = ti;
         uniform &= (int)entry_free_bits(ti) == f_first;
@@ -220,10 +213,9 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
             } else if (table_ok && !(!LEAN && SHAPE == IBP_TILES_PAIRS)) {
                 const ibp_u8* masks = prm.meta + c.masks_offset;
                 constexpr bool one_flag = LEAN && SHAPE == IBP_LEAN_SHORT && IBP_SLICE_ONE_ENTRY;
-                constexpr bool lean_words = LEAN && SHAPE == IBP_LEAN_LONG && IBP_LONG_LEAN_VECS && IBP_LONG_LEAN_TABLE;
                 switch (wb) {
-                    case 1: table_flags = build_table<1, one_flag, lean_words>(masks, words_bytes, (ibp_u32)entries, tmask, tinfo); break;
-                    case 2: table_flags = build_table<2, one_flag, lean_words>(masks, words_bytes, (ibp_u32)entries, tmask, tinfo); break;
+                    case 1: table_flags = build_table<1, one_flag>(masks, words_bytes, (ibp_u32)entries, tmask, tinfo); break;
+                    case 2: table_flags = build_table<2, one_flag>(masks, words_bytes, (ibp_u32)entries, tmask, tinfo); break;
                     case 4: table_flags = build_table<4, one_flag>(masks, words_bytes, (ibp_u32)entries, tmask, tinfo); break;
                     default: table_flags = build_table<8, one_flag>(masks, words_bytes, (ibp_u32)entries, tmask, tinfo); break;
                 }
