@@ -14,7 +14,9 @@
 #                                                              # session, entry 71; ~6 min)
 # Ran in the twentieth session on an H100 (GPU_NOTES entry 72, bench/results/gpu-2026-12-05-d): ab
 # and gathers; nothing adopted; IBP_LONG_LEAN_VECS=1 gained 2-4 % on Fashion-MNIST there, so it is
-# now the CANDIDATE of full (run ab on an H200 first to confirm it there).
+# now the CANDIDATE of full (run ab on an H200 first to confirm it there). The twenty-first session
+# removed IBP_LONG_LEAN_VECS=2, IBP_LONG_LEAN_TABLE and IBP_LONG_LEAN_WINDOW from the kernels (its
+# script: bench/results/gpu-2026-12-05-e/session.sh), so lean2* here now build as lean1 or base.
 # Order within the 30 minutes of device time: ab, gathers, then full with the switches that won
 # (CANDIDATE="..."; every test, the vectors, the sanitizers and the whole bench on them), then
 # `python3 tools/gpu_results.py` on its output for bench/GPU_RESULTS.md; profile only if time is left.
