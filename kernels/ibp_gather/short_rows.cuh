@@ -309,12 +309,13 @@ __device__ __forceinline__ void slice_tile_rows(const IbpGatherParams& prm, cons
 // through lean_vector: no branch per word, the vector's participation bits shifted once, and each
 // 32-bit read's words packed with byte permutes. The flat path it replaces takes 342 SASS
 // instructions per such vector of 16-bit words (sm_90, not counting the deposit of 3+ runs it
-// branches around per word); lean_vector about a third of that. 0: the flat
-// path for every vector. (Timed on an H100, GPU_NOTES entry 72: +1-4 % on Fashion-MNIST; vectors
-// with 3-4 run positions too, sh1 and F kept apart in the table, and a stream window in registers
-// gained nothing more and were removed.)
+// branches around per word); lean_vector about a third of that. Adopted (GPU_NOTES entries 72-73,
+// on an H100: Fashion-MNIST +1-4 % and +1-2 %, every 256 MiB entry in four runs over two
+// sessions; every GPU test, vector and sanitizer passed with it); 0: the flat path for every
+// vector. (Vectors with 3-4 run positions too, sh1 and F kept apart in the table, and a stream
+// window in registers gained nothing more and were removed.)
 #ifndef IBP_LONG_LEAN_VECS
-#define IBP_LONG_LEAN_VECS 0
+#define IBP_LONG_LEAN_VECS 1
 #endif
 
 // One 16-byte vector of WB-byte words (WB 1 or 2) of a lane's row, none of whose positions has

@@ -96,7 +96,7 @@ const AB_SWITCHES: [&[&str]; 3] = [
         "-DIBP_SLICE_ONE_ENTRY=1",
         "-DIBP_LONG_WIDE_READS=1",
         "-DIBP_ROUND_BALLOT_SCAN=1",
-        "-DIBP_LONG_LEAN_VECS=1",
+        "-DIBP_LONG_LEAN_VECS=0",
     ],
 ];
 
