@@ -12,6 +12,10 @@
 #     (73 rows, 3 row groups in 2 segments: 6 warps of each block decode, 18 per SM instead of 8)
 #   bash bench/results/gpu-2026-12-05-e/session.sh gathers  # ibp_gather at 7 and 8 blocks per SM (~5 min)
 #   CANDIDATE=... bash bench/results/gpu-2026-12-05-e/session.sh full  # every GPU test and the bench
+# Ran on an H100 (no H200 could be started; GPU_NOTES entry 73): ab (ab-fashion.tgz), gathers
+# (ab-gathers.tgz), then with IBP_LONG_LEAN_VECS=1 every GPU test (`IBP_SKIP_BENCH=1 gpu-run.sh`,
+# tests-lean1.tgz) and the decode of the synthetic and Cora entries base/lean1 (ab-decode-all.tgz);
+# lean1 adopted, segments and 7-8 blocks per SM lost. full did not run (device time).
 # Adopt IBP_LONG_LEAN_VECS=1 as the default only if it wins on the 256 MiB entries in both runs and
 # does not lose on the 8 MiB ones.
 set -u
