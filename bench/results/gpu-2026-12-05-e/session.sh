@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Twenty-first session (2026-12-05): the H200 confirmation of IBP_LONG_LEAN_VECS=1 (GPU_NOTES entry 72
 # found +1-4 % on Fashion-MNIST on an H100), then the full run with whatever won.
-# Here: `bash tools/gpu-run.sh --prepare && gzip -f .devrun/data/cora-features-f32.npy`; then on the
+# Here: `bash tools/gpu-run.sh --prepare && gzip -f .devrun/data/*.npy` (the carry limit); then on the
 # device (carry .devrun), one call per part:
 #   bash bench/results/gpu-2026-12-05-e/session.sh ab     # base vs lean1, 256 MiB and 8 MiB entries,
 #                                                         # each interleaved twice (~3 min)
@@ -11,7 +11,9 @@
 #     lean1s3: lean1s at 3 blocks per SM (80 registers, 58 B of spill stores) with 56 KiB tiles
 #     (73 rows, 3 row groups in 2 segments: 6 warps of each block decode, 18 per SM instead of 8)
 #   bash bench/results/gpu-2026-12-05-e/session.sh gathers  # ibp_gather at 7 and 8 blocks per SM (~5 min)
-#   CANDIDATE=... bash bench/results/gpu-2026-12-05-e/session.sh full  # every GPU test and the bench
+#   bash bench/results/gpu-2026-12-05-e/session.sh full  # every GPU test and the bench (~8-9 min; for
+#                                                         # bench/GPU_RESULTS.md on an H200: not run yet)
+# (base: the flat path, the default when this ran, now -DIBP_LONG_LEAN_VECS=0.)
 # Ran on an H100 (no H200 could be started; GPU_NOTES entry 73): ab (ab-fashion.tgz), gathers
 # (ab-gathers.tgz), then with IBP_LONG_LEAN_VECS=1 every GPU test (`IBP_SKIP_BENCH=1 gpu-run.sh`,
 # tests-lean1.tgz) and the decode of the synthetic and Cora entries base/lean1 (ab-decode-all.tgz);
@@ -21,16 +23,19 @@
 set -u
 for f in .devrun/data/*.npy.gz; do [ -f "$f" ] && gunzip -f "$f"; done  # (gzipped to fit the carry limit)
 . tools/gpu-ab-lib.sh
-CANDIDATE=${CANDIDATE--DIBP_LONG_LEAN_VECS=1}
+# (full: the default build since IBP_LONG_LEAN_VECS=1 became the default, bed10dd; the ab above
+# compared -DIBP_LONG_LEAN_VECS=1 against the default of then, the flat path, which is now
+# -DIBP_LONG_LEAN_VECS=0.)
+CANDIDATE=${CANDIDATE-}
 case "${1:-ab}" in
 ab)
     rm -rf /tmp/ab; mkdir -p /tmp/ab
     for i in 1 2; do
-        ab base_$i "" $B --only fashion
+        ab base_$i "-DIBP_LONG_LEAN_VECS=0" $B --only fashion
         ab lean1_$i "-DIBP_LONG_LEAN_VECS=1" $B --only fashion
         IBP_LONG_TILES_PER_SM=24 ab lean1s_$i "-DIBP_LONG_LEAN_VECS=1" $B --only fashion
         IBP_TILE_BYTES=57344 IBP_LONG_TILES_PER_SM=40 ab lean1s3_$i "-DIBP_LONG_LEAN_VECS=1 -DIBP_LEAN_LONG_MIN_BLOCKS=3" $B --only fashion
-        ab base8_$i "" $B --only fashion --target-mib 8
+        ab base8_$i "-DIBP_LONG_LEAN_VECS=0" $B --only fashion --target-mib 8
         ab lean18_$i "-DIBP_LONG_LEAN_VECS=1" $B --only fashion --target-mib 8
     done
     report "compare decode base lean1" "compare decode lean1 lean1s" "compare decode lean1 lean1s3" "compare decode base8 lean18"
