@@ -11,9 +11,9 @@
 #                                              (tools/ab_compare.py; WHAT: decode or gathers)
 #   report CMD...                              each command's output into /tmp/ab/compare.txt,
 #                                              printed; /tmp/ab packed into $OUT/ab.tgz
-# Sourcing it also unpacks the Cora slice (gzipped to fit the carry limit) and sets R (the folder
+# Sourcing it also unpacks the gzipped data slices (`gzip -f .devrun/data/*.npy` here: the carry limit) and sets R (the folder
 # that comes back: $OUT) and B (the bench binary).
-[ -f .devrun/data/cora-features-f32.npy.gz ] && gunzip -f .devrun/data/cora-features-f32.npy.gz
+for f in .devrun/data/*.npy.gz; do [ -f "$f" ] && gunzip -f "$f"; done  # (gzipped here to fit the carry limit)
 R=${OUT:-/tmp/out}; mkdir -p "$R"
 B=.devrun/ibp-gpu-bench
 ab() { OUT=$R IBP_BENCH_TIMEOUT=${IBP_BENCH_TIMEOUT:-150} bash tools/gpu-ab.sh "$@" | tee -a /tmp/ab/summary.txt; }

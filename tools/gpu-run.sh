@@ -54,7 +54,9 @@ for l in sys.stdin:
     cp target/release/ibp-gpu-multi-bench "$D/" && strip "$D/ibp-gpu-multi-bench"
     cargo build -p ibp-conformance --release --features gpu
     cp target/release/ibp-conformance "$D/" && strip "$D/ibp-conformance"
-    if [ -d bench/data/gpu-pack ]; then cp bench/data/gpu-pack/*.npy "$D/data/"; fi
+    # The data slices gzipped: the device tool carries at most 64 MiB with the working tree
+    # (unpacked on the device below, and by tools/gpu-ab-lib.sh and tools/gpu-full-run.sh).
+    if [ -d bench/data/gpu-pack ]; then cp bench/data/gpu-pack/*.npy "$D/data/" && gzip -f "$D"/data/*.npy; fi
     ls -la "$D" "$D/tests" "$D/data"
     du -sh "$D"
     exit 0
@@ -62,6 +64,7 @@ fi
 
 OUT="${OUT:-/tmp/ibp-gpu-out}"
 mkdir -p "$OUT"
+for f in "$D"/data/*.npy.gz; do [ -f "$f" ] && gunzip -f "$f"; done  # (gzipped by --prepare)
 # NVRTC: the CUDA toolkit's, else a pip wheel's.
 for dir in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib \
     $(python3 -c 'import nvidia, os; print(" ".join(os.path.join(p, s, "lib") for p in nvidia.__path__ for s in ("cu13", "cuda_nvrtc")))' 2>/dev/null); do

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Twenty-first session (2026-12-05): the H200 confirmation of IBP_LONG_LEAN_VECS=1 (GPU_NOTES entry 72
 # found +1-4 % on Fashion-MNIST on an H100), then the full run with whatever won.
-# Here: `bash tools/gpu-run.sh --prepare && gzip -f .devrun/data/*.npy` (the carry limit); then on the
+# Here: `bash tools/gpu-run.sh --prepare` (which now gzips the data slices: the carry limit); then on the
 # device (carry .devrun), one call per part:
 #   bash bench/results/gpu-2026-12-05-e/session.sh ab     # base vs lean1, 256 MiB and 8 MiB entries,
 #                                                         # each interleaved twice (~3 min)
