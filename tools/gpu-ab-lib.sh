@@ -11,9 +11,8 @@
 #                                              (tools/ab_compare.py; WHAT: decode or gathers)
 #   report CMD...                              each command's output into /tmp/ab/compare.txt,
 #                                              printed; /tmp/ab packed into $OUT/ab.tgz
-# Sourcing it also unpacks the gzipped data slices (`gzip -f .devrun/data/*.npy` here: the carry limit) and sets R (the folder
-# that comes back: $OUT) and B (the bench binary).
-for f in .devrun/data/*.npy.gz; do [ -f "$f" ] && gunzip -f "$f"; done  # (gzipped here to fit the carry limit)
+# Sourcing it sets R (the folder that comes back: $OUT) and B (the bench binary). (The data
+# slices --prepare gzipped are unpacked by tools/gpu-run.sh, which every run here goes through.)
 R=${OUT:-/tmp/out}; mkdir -p "$R"
 B=.devrun/ibp-gpu-bench
 ab() { OUT=$R IBP_BENCH_TIMEOUT=${IBP_BENCH_TIMEOUT:-150} bash tools/gpu-ab.sh "$@" | tee -a /tmp/ab/summary.txt; }

@@ -7,7 +7,6 @@
 #
 #   bash tools/gpu-full-run.sh
 set -u
-for f in .devrun/data/*.npy.gz; do [ -f "$f" ] && gunzip -f "$f"; done  # (gzipped here to fit the carry limit)
 R=${OUT:-/tmp/out}; rm -rf /tmp/full; mkdir -p /tmp/full "$R"
 s=$(date +%s)
 OUT=/tmp/full IBP_BENCH_TIMEOUT=330 IBP_SANITIZER_TIMEOUT=120 bash tools/gpu-run.sh --target-mib 256 --reps 9 > /tmp/full/run.log 2>&1

@@ -55,7 +55,8 @@ for l in sys.stdin:
     cargo build -p ibp-conformance --release --features gpu
     cp target/release/ibp-conformance "$D/" && strip "$D/ibp-conformance"
     # The data slices gzipped: the device tool carries at most 64 MiB with the working tree
-    # (unpacked on the device below, and by tools/gpu-ab-lib.sh and tools/gpu-full-run.sh).
+    # (unpacked on the device below, for every run: gpu-ab.sh, gpu-ab-lib.sh and gpu-full-run.sh
+    # come through here; gpu-profile.sh, which runs the bench itself, unpacks them too).
     if [ -d bench/data/gpu-pack ]; then cp bench/data/gpu-pack/*.npy "$D/data/" && gzip -f "$D"/data/*.npy; fi
     ls -la "$D" "$D/tests" "$D/data"
     du -sh "$D"
