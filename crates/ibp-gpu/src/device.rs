@@ -115,6 +115,15 @@ pub(crate) fn tile_bytes(class: usize, table_bytes: u32) -> u32 {
     })
 }
 
+/// Whether the long-rows tile kernel gets room for its packed table (`IBP_LONG_VEC_TABLE` in
+/// kernels/ibp_gather/short_rows.cuh; the kernel uses it only when built with that switch and the
+/// room is there): the environment variable `IBP_LONG_VEC_TABLE` is `1` (for A/B runs of the
+/// benchmark), read once per process.
+pub(crate) fn long_vec_table() -> bool {
+    static VEC: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *VEC.get_or_init(|| env_u32("IBP_LONG_VEC_TABLE") == Some(1))
+}
+
 /// Whether entries of short rows only take `ibp_decode_tiles_lean_short` (`kernel_choice::lean_shape`):
 /// yes unless the environment variable `IBP_LEAN_SHORT` is `0` (then `ibp_decode_tiles_lean`, for
 /// A/B runs of the benchmark), read once per process.

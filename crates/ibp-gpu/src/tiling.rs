@@ -24,7 +24,7 @@ pub(crate) fn tiling(layout: &EntryLayout, class: usize) -> Option<(u32, u32, u3
         .filter(|&e| e <= crate::device::TABLE_MAX_ENTRIES as u64)
         .max()
         .unwrap_or(0) as u32;
-    let budget = crate::device::tile_bytes(class, launch::TABLE_ENTRY_BYTES * table);
+    let budget = crate::device::tile_bytes(class, launch::table_entry_bytes(class) * table);
     if max_raw > budget / 2 {
         return None;
     }
@@ -357,7 +357,7 @@ mod tests {
         } else {
             assert_eq!(rows, 125);
         }
-        let smem = launch::tiles_smem(rows, bytes, table);
+        let smem = launch::class_tiles_smem(3, rows, bytes, table);
         assert!(smem <= crate::device::LONG_BLOCK_SMEM, "{smem} B of shared memory");
         assert!(2 * (smem + 1024) <= 228 * 1024, "{smem} B: 2 blocks per SM");
     }

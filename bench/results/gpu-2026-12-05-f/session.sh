@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Twenty-second session (2026-12-05): IBP_LONG_VEC_TABLE=1 (the long-rows kernel's packed table:
+# 6 16-byte shared loads per vector of 16-bit words instead of 24 table loads, 113-118 SASS
+# instructions instead of 118; GPU_NOTES entry 74) timed against the default on Fashion-MNIST, and
+# the full run for bench/GPU_RESULTS.md.
+# Here: `bash tools/gpu-run.sh --prepare`; then on the device (carry .devrun), one call per part:
+#   bash bench/results/gpu-2026-12-05-f/session.sh ab    # base / vt / room, 256 MiB and 8 MiB, each
+#       interleaved twice (~4 min); room = the default kernel with the packed table's room taken from
+#       the tile (116 rows instead of 122), the control for the smaller tile. Where vt wins (below),
+#       every GPU test with it (~2 min) and /tmp/ibp-candidate written for part full.
+#   bash bench/results/gpu-2026-12-05-f/session.sh full  # every GPU test and the bench (~9 min), with
+#       the candidate when part ab on this machine chose it, else the default build
+# vt wins if on every 256 MiB Fashion-MNIST entry both its runs beat both base runs, and its 8 MiB
+# entries average no worse than base's minus 0.01.
+set -u
+. tools/gpu-ab-lib.sh
+VT="-DIBP_LONG_VEC_TABLE=1"
+case "${1:-ab}" in
+ab)
+    rm -rf /tmp/ab /tmp/ibp-candidate; mkdir -p /tmp/ab
+    for i in 1 2; do
+        ab base_$i "" $B --only fashion
+        IBP_LONG_VEC_TABLE=1 ab vt_$i "$VT" $B --only fashion
+        IBP_LONG_VEC_TABLE=1 ab room_$i "" $B --only fashion
+        ab base8_$i "" $B --only fashion --target-mib 8
+        IBP_LONG_VEC_TABLE=1 ab vt8_$i "$VT" $B --only fashion --target-mib 8
+    done
+    report "compare decode base vt" "compare decode base room" "compare decode base8 vt8"
+    python3 - <<'PY' | tee -a /tmp/ab/compare.txt
+import sys
+sys.path.insert(0, "tools")
+from ab_compare import parse
+d = lambda n: parse(f"/tmp/ab/{n}/bench.log")[1]
+b1, b2, v1, v2 = d("base_1"), d("base_2"), d("vt_1"), d("vt_2")
+keys = [k for k in b1 if k in b2 and k in v1 and k in v2]
+wins = bool(keys) and all(min(v1[k], v2[k]) > max(b1[k], b2[k]) for k in keys)
+s = lambda *r: [x for m in r for x in m.values()]
+b8, v8 = s(d("base8_1"), d("base8_2")), s(d("vt8_1"), d("vt8_2"))
+ok8 = bool(b8) and bool(v8) and sum(v8) / len(v8) >= sum(b8) / len(b8) - 0.01
+print(f"decision: {len(keys)} entries, 256 MiB wins {wins}, 8 MiB ok {ok8}")
+if wins and ok8:
+    open("/tmp/ibp-candidate", "w").write("vt\n")
+PY
+    if [ -f /tmp/ibp-candidate ]; then
+        s=$(date +%s)
+        OUT=/tmp/ab/tests-vt IBP_SKIP_BENCH=1 IBP_LONG_VEC_TABLE=1 IBP_KERNEL_DEFINES="$VT" bash tools/gpu-run.sh \
+            > /tmp/ab/tests-vt.run.log 2>&1
+        echo "tests-vt rc $? $(($(date +%s) - s)) s" | tee -a /tmp/ab/summary.txt
+        tail -n 8 /tmp/ab/tests-vt.run.log
+    fi
+    tar czf "$R/ab.tgz" -C /tmp ab
+    ;;
+full)
+    if [ -f /tmp/ibp-candidate ]; then
+        echo "full run with $VT"
+        IBP_LONG_VEC_TABLE=1 IBP_KERNEL_DEFINES="$VT" timeout 540 bash tools/gpu-full-run.sh
+    else
+        echo "full run, default build"
+        timeout 540 bash tools/gpu-full-run.sh
+    fi
+    ;;
+esac
