@@ -6,7 +6,8 @@
 # Here: `bash tools/gpu-run.sh --prepare`; then on the device (carry .devrun), one call per part:
 #   bash bench/results/gpu-2026-12-05-f/session.sh ab    # base / vt / room, 256 MiB and 8 MiB, each
 #       interleaved twice (~4 min); room = the default kernel with the packed table's room taken from
-#       the tile (116 rows instead of 122), the control for the smaller tile. Where vt wins (below),
+#       the tile (116 rows instead of 122), the control for the smaller tile; vtr = vt with tiles sized
+#       by records (entry 72: -16 % without the packed table, its shared loads the suspect). Where vt wins (below),
 #       every GPU test with it (~2 min) and /tmp/ibp-candidate written for part full.
 #   bash bench/results/gpu-2026-12-05-f/session.sh full  # every GPU test and the bench (~9 min), with
 #       the candidate when part ab on this machine chose it, else the default build
@@ -22,10 +23,11 @@ ab)
         ab base_$i "" $B --only fashion
         IBP_LONG_VEC_TABLE=1 ab vt_$i "$VT" $B --only fashion
         IBP_LONG_VEC_TABLE=1 ab room_$i "" $B --only fashion
+        IBP_LONG_VEC_TABLE=1 IBP_TILE_RECORDS_GAIN=100 ab vtr_$i "$VT" $B --only fashion
         ab base8_$i "" $B --only fashion --target-mib 8
         IBP_LONG_VEC_TABLE=1 ab vt8_$i "$VT" $B --only fashion --target-mib 8
     done
-    report "compare decode base vt" "compare decode base room" "compare decode base8 vt8"
+    report "compare decode base vt" "compare decode base room" "compare decode vt vtr" "compare decode base8 vt8"
     python3 - <<'PY' | tee -a /tmp/ab/compare.txt
 import sys
 sys.path.insert(0, "tools")

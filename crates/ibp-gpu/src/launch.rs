@@ -73,10 +73,15 @@ pub(crate) const fn tiles_smem(tile_rows: u32, tile_bytes: u32, table_entries: u
 }
 
 /// Shared-memory bytes per table entry of the tile kernels of `class`
-/// ([`TileKernel::tile_class`](crate::TileKernel::tile_class)): [`TABLE_ENTRY_BYTES`], plus 8 for
+/// ([`TileKernel::tile_class`](crate::TileKernel::tile_class)): [`TABLE_ENTRY_BYTES`], plus 12 for
 /// the long-rows kernel's packed table where [`crate::device::long_vec_table`] asks for it.
 pub(crate) fn table_entry_bytes(class: usize) -> u32 {
-    TABLE_ENTRY_BYTES + if class == 3 && crate::device::long_vec_table() { 12 } else { 0 }
+    TABLE_ENTRY_BYTES
+        + if class == 3 && crate::device::long_vec_table() {
+            12
+        } else {
+            0
+        }
 }
 
 /// Dynamic shared memory of a tile kernel of `class`: [`tiles_smem`] with the room of
