@@ -25,15 +25,6 @@
 #ifndef IBP_DYNAMIC_SMEM
 #define IBP_DYNAMIC_SMEM(name) extern __shared__ __align__(16) ibp_u8 name[]
 #endif
-// Bytes of dynamic shared memory the running block was launched with (kernels/host gives its own).
-#ifndef IBP_DYNAMIC_SMEM_BYTES
-__device__ __forceinline__ ibp_u32 ibp_dynamic_smem_bytes() {
-    ibp_u32 bytes;
-    asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(bytes));
-    return bytes;
-}
-#define IBP_DYNAMIC_SMEM_BYTES() ibp_dynamic_smem_bytes()
-#endif
 
 // Records failure `code` of request `k` in the status block (ibp_status.h): the word keeps the lowest
 // failing request, the host-visible flag says that one failed.

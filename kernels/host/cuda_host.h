@@ -204,8 +204,6 @@ inline std::vector<unsigned char>& host_dynamic_smem() {
     return buf;
 }
 #define IBP_DYNAMIC_SMEM(name) ibp_u8* const name = host_dynamic_smem().data()
-// (The buffer holds 16 bytes more than the launch asked for: run_grid.)
-#define IBP_DYNAMIC_SMEM_BYTES() ((ibp_u32)(host_dynamic_smem().size() - 16))
 
 // Runs kernel() as a grid of `blocks` blocks of `threads` threads (a multiple of 32, at most 1024)
 // with `smem` bytes of dynamic shared memory, one block after another.

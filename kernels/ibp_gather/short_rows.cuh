@@ -353,67 +353,6 @@ __device__ __forceinline__ uint4 lean_vector(const ibp_u32* w, ibp_u32 base, ibp
     return make_uint4(out[0], out[1], out[2], out[3]);
 }
 
-// IBP_LONG_VEC_TABLE=1: the long-rows kernel keeps, beside the table, a packed copy of it for
-// 8- and 16-bit words (vec_table_entry: 12 bytes a position, laid out by vectors, so that a 16-byte
-// vector's positions take 6 or 12 16-byte shared loads instead of lean_vector's 24 or 48, and fewer
-// instructions a word: lean_vector_packed), with a flag on each vector's first position saying
-// whether it may take that path; the host leaves room for it (tiling: 44 bytes a table entry for the
-// long-rows kernel) and without that room the kernel decodes as with 0.
-#ifndef IBP_LONG_VEC_TABLE
-#define IBP_LONG_VEC_TABLE 0
-#endif
-#define IBP_VEC_LEAN (1u << 8)  // in M0 of a vector's first position: no position of it has 3+ runs
-
-// The packed entry {M0, M1, BV, -} of a position of a WB-byte word (WB 1 or 2) with at most two runs
-// of free bits, from its table entry, with H = 32 - 8 * WB (the word is decoded in the top W bits of
-// 32): Mr = run r << H | (shift of run r + H) (a funnel shift takes the low 5 bits as its count, and
-// x << (sh + H) has no bits below H to meet Mr's low bits), BV = Bitval << H | F. A position with 3+
-// runs gets an entry too (never read: its vector has no flag).
-template <int WB>
-__device__ __forceinline__ uint4 vec_table_entry(const uint4& tm, const uint4& ti) {
-    constexpr ibp_u32 H = 32 - 8 * WB;
-    return make_uint4((tm.x << H) | ((ti.z & 31u) + H), (tm.y << H) | (((ti.z >> 8) & 31u) + H),
-                      (ti.x << H) | (entry_free_bits(ti) & 31u), 0u);
-}
-
-// Component k & 3 of v.
-__device__ __forceinline__ ibp_u32 lane_of(const uint4& v, ibp_u32 k) {
-    return (k & 3) == 0 ? v.x : (k & 3) == 1 ? v.y : (k & 3) == 2 ? v.z : v.w;
-}
-
-// lean_vector through the packed table: tv holds the vector's entries (16 / WB M0s, then as many
-// M1s and BVs; 16-byte aligned), first = tv[0] (already loaded for its flag). A participating word is
-// (x << (sh0 + H)) & M0 | (x << (sh1 + H)) & M1 | BV in its top W bits, any other x << H; byte
-// permutes take the top bytes.
-template <int WB>
-__device__ __forceinline__ uint4 lean_vector_packed(const ibp_u32* w, ibp_u32 base, ibp_u32 end, ibp_u32& pos, ibp_u32 pv,
-                                                    const uint4* tv, const uint4& first) {
-    static_assert(WB == 1 || WB == 2, "lean_vector_packed takes 8- and 16-bit words");
-    constexpr ibp_u32 W = WB * 8, H = 32 - W, per_read = 4 / WB, per_vec = 16 / WB;
-    ibp_u32 out[4];
-#pragma unroll
-    for (ibp_u32 r = 0; r < 4; r++) {
-        ibp_u32 x = sbits32(w, min(base + pos, end));
-        ibp_u32 word[per_read];
-#pragma unroll
-        for (ibp_u32 q = 0; q < per_read; q++) {
-            const ibp_u32 k = r * per_read + q;
-            const bool p = (int)(pv << (31u - k)) < 0;
-            const ibp_u32 m0 = lane_of(k < 4 ? first : tv[k / 4], k), m1 = lane_of(tv[(per_vec + k) / 4], k),
-                          bv = lane_of(tv[(2 * per_vec + k) / 4], k);
-            const ibp_u32 dep = (__funnelshift_l(0u, x, m0) & m0) | (__funnelshift_l(0u, x, m1) & m1) | bv;
-            word[q] = p ? dep : x << H;  // the top W bits count (packed below)
-            const ibp_u32 len = p ? bv & 31u : W;
-            pos += len;
-            if (q + 1 < per_read) x >>= len;  // len <= W < 32 here
-        }
-        if (WB == 2) out[r] = __byte_perm(word[0], word[1], 0x7632);
-        else out[r] = __byte_perm(__byte_perm(word[0], word[per_read > 1 ? 1 : 0], 0x0073),
-                                  __byte_perm(word[per_read > 2 ? 2 : 0], word[per_read > 3 ? 3 : 0], 0x0073), 0x5410);
-    }
-    return make_uint4(out[0], out[1], out[2], out[3]);
-}
-
 // Stream bits the fields of words 0 .. jb-1 of a coded record at stream bit base take (jb the same
 // in every lane of the warp, which all call this). One table for the warp (same_table): lane k holds
 // the field length F of position j0 + k, ballots give F's bit planes, and a 32-word block's fields
@@ -492,28 +431,11 @@ __device__ __forceinline__ void lane_tile_rows(const IbpGatherParams& prm, const
             for (ibp_u32 j0 = jb; j0 < je; j0 += per_vec) {
                 if ((j0 & 31u) == 0 && j0 != jb) pw = coded ? sbits32(w, base + min(j0, total_bits)) : 0u;
                 uint4 acc = make_uint4(0u, 0u, 0u, 0u);
-                bool packed = false;  // decoded through the packed table
-#if IBP_LONG_VEC_TABLE
-                if (WB <= 2 && t.tvec != nullptr) {
-                    // The vector's entries (n and j0: whole vectors, so 16-byte aligned).
-                    const uint4* const tv = (const uint4*)(t.tvec + (g * n + j0) * 3);
-                    const uint4 first = tv[0];
-                    if ((first.x & IBP_VEC_LEAN) != 0) {
-                        constexpr int LW = WB <= 2 ? WB : 2;
-                        acc = lean_vector_packed<LW>(w, base, end, pos, pw >> (j0 & 31u), tv, first);
-                        packed = true;
-                    }
-                }
-#endif
                 ibp_u32 forms = 0;  // the run-form flags of the vector's positions
-                if (!packed) {
 #pragma unroll
-                    for (ibp_u32 k = 0; k < per_vec; k++) forms |= ti_g[j0 + k].w;
-                }
+                for (ibp_u32 k = 0; k < per_vec; k++) forms |= ti_g[j0 + k].w;
                 const bool runs = MULTI && (forms & IBP_TILE_MULTI) != 0;  // a position of 3-4 runs
-                if (packed) {
-                    // (decoded above)
-                } else if (IBP_LONG_LEAN_VECS && WB <= 2 && (forms & IBP_TILE_MANY) == 0 && !runs) {
+                if (IBP_LONG_LEAN_VECS && WB <= 2 && (forms & IBP_TILE_MANY) == 0 && !runs) {
                     constexpr int LW = WB <= 2 ? WB : 2;  // (WB <= 2 here; LW keeps other widths compiling)
                     acc = lean_vector<LW>(w, base, end, pos, pw >> (j0 & 31u), tm_g + j0, ti_g + j0);
                 } else if (IBP_LONG_LANE_FLAT && (forms & IBP_TILE_MANY) == 0) {

@@ -28,30 +28,6 @@ __device__ __forceinline__ ibp_u32 build_table(const ibp_u8* masks, ibp_u64 word
     return (all_uniform ? IBP_TABLE_UNIFORM_F : 0u) | (none_multi ? IBP_TABLE_NO_MULTI : 0u) | (all_one ? IBP_TABLE_ONE_ENTRY : 0u);
 }
 
-// Builds the packed table of the long-rows kernel (IBP_LONG_VEC_TABLE) from a chunk's table of
-// `entries` positions of WB-byte words (WB 1 or 2), by vectors of 16 / WB positions from entry 0:
-// vector v's M0s at tvec[3 * 16/WB * v ..], then its M1s and BVs (vec_table_entry; a last partial
-// vector keeps the same layout), and IBP_VEC_LEAN in its first M0 when none of its positions has
-// 3+ runs. Every thread of the block must call it (it ends with a barrier).
-template <int WB>
-__device__ __forceinline__ void build_vec_table(const uint4* tmask, const uint4* tinfo, ibp_u32 entries, ibp_u32* tvec) {
-    constexpr ibp_u32 per_vec = 16 / WB;
-    for (ibp_u32 i = threadIdx.x; i < entries; i += IBP_TILE_THREADS) {
-        uint4 e = vec_table_entry<WB>(tmask[i], tinfo[i]);
-        const ibp_u32 k = i % per_vec;
-        if (k == 0) {
-            ibp_u32 forms = 0;
-            for (ibp_u32 j = i; j < entries && j < i + per_vec; j++) forms |= tinfo[j].w;
-            if ((forms & (IBP_TILE_MULTI | IBP_TILE_MANY)) == 0) e.x |= IBP_VEC_LEAN;
-        }
-        ibp_u32* const at = tvec + 3 * (i - k) + k;
-        at[0] = e.x;
-        at[per_vec] = e.y;
-        at[2 * per_vec] = e.z;
-    }
-    __syncthreads();
-}
-
 // Builds the pair table of a chunk of HW-bit words (G groups of n words: G * ceil(n/2) entries; see
 // "32-bit and 16-bit words decoded in pairs"). Every thread of the block must call it; returns
 // IBP_TABLE_NO_MULTI when no pair entry has IBP_TILE_MULTI.
@@ -169,7 +145,6 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
     bool table_ok = false;
     ibp_u32 table_flags = 0;  // IBP_TABLE_* of the current table
     bool table_pairs = false;  // the current table is a pair table
-    bool table_vec = false;  // the packed table (IBP_LONG_VEC_TABLE) is built beside it
     if (threadIdx.x == 0) {
         s_bad_tile = 0;
         s_carry_tile = ~0u;
@@ -244,16 +219,6 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
                     case 4: table_flags = build_table<4, one_flag>(masks, words_bytes, (ibp_u32)entries, tmask, tinfo); break;
                     default: table_flags = build_table<8, one_flag>(masks, words_bytes, (ibp_u32)entries, tmask, tinfo); break;
                 }
-            }
-            // The packed table after the table, where the launch left room for it (entries * 8 bytes).
-            // (The packed table after the table, where the launch left room for it: 12 bytes an entry,
-            // rounded up to whole vectors.)
-            table_vec = LEAN && SHAPE == IBP_LEAN_LONG && IBP_LONG_VEC_TABLE && table_ok && !table_pairs && (wb == 1 || wb == 2) &&
-                        (ibp_u64)((const ibp_u8*)(tinfo + table_entries) - tile_smem) + 12ull * table_entries <= IBP_DYNAMIC_SMEM_BYTES() &&
-                        entries % (16 / wb) == 0;
-            if (table_vec) {
-                if (wb == 1) build_vec_table<1>(tmask, tinfo, (ibp_u32)entries, (ibp_u32*)(tinfo + table_entries));
-                else build_vec_table<2>(tmask, tinfo, (ibp_u32)entries, (ibp_u32*)(tinfo + table_entries));
             }
         }
         // 1. Offset of the tile's first record: anchor + lengths of rows (r0 & ~31) .. r0 - 1 (warp 0),
@@ -419,7 +384,6 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
         t.offsets = offsets;
         t.tmask = tmask;
         t.tinfo = tinfo;
-        t.tvec = table_vec ? (const ibp_u32*)(tinfo + table_entries) : nullptr;
         t.use_table = table_ok;
         t.uniform_f = (table_flags & IBP_TABLE_UNIFORM_F) != 0;
         t.no_multi = (table_flags & IBP_TABLE_NO_MULTI) != 0;

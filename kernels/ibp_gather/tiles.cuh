@@ -75,7 +75,6 @@ struct TileCtx {
     const ibp_u32* offsets;    // record offsets (nrows + 1)
     const uint4* tmask;        // table of the chunk's positions
     const uint4* tinfo;
-    const ibp_u32* tvec;       // the long-rows kernel's packed table (IBP_LONG_VEC_TABLE), else null
     bool use_table;            // false: decode with per-lane Mask/Bitval loads
     bool uniform_f;            // every table entry has the same F
     bool no_multi;             // no table entry has IBP_TILE_MULTI

@@ -83,8 +83,10 @@ pub(crate) const SHORT_TILE_BYTES: u32 = 64 * 1024;
 /// Shared memory per block that keeps 3 blocks of `ibp_decode_tiles_lean_short` on an SM.
 pub(crate) const SHORT_BLOCK_SMEM: u32 = 75 * 1024;
 /// Compressed bytes per tile of `ibp_decode_tiles_lean_long` (a lane per row: a warp decodes 32 rows
-/// of a tile, so the largest tile keeps the most warps busy; GPU_NOTES entry 62).
-pub(crate) const LONG_TILE_BYTES: u32 = TILE_BYTES_MAX;
+/// of a tile, so a large tile keeps the most warps busy; GPU_NOTES entry 62). 84 KiB (109 raw
+/// Fashion-MNIST rows) rather than the 96 KiB that fit: +3 % on Fashion-MNIST's 256 MiB entries on
+/// an H100, 80-84 KiB the best of 64-96 KiB (GPU_NOTES entry 74).
+pub(crate) const LONG_TILE_BYTES: u32 = 84 * 1024;
 /// Shared memory per block that keeps 2 blocks of `ibp_decode_tiles_lean_long` on an SM.
 pub(crate) const LONG_BLOCK_SMEM: u32 = 113 * 1024;
 
@@ -113,15 +115,6 @@ pub(crate) fn tile_bytes(class: usize, table_bytes: u32) -> u32 {
         2 => fit(SHORT_BLOCK_SMEM - 1024, SHORT_TILE_BYTES),
         _ => fit(LONG_BLOCK_SMEM - 1024, LONG_TILE_BYTES),
     })
-}
-
-/// Whether the long-rows tile kernel gets room for its packed table (`IBP_LONG_VEC_TABLE` in
-/// kernels/ibp_gather/short_rows.cuh; the kernel uses it only when built with that switch and the
-/// room is there): the environment variable `IBP_LONG_VEC_TABLE` is `1` (for A/B runs of the
-/// benchmark), read once per process.
-pub(crate) fn long_vec_table() -> bool {
-    static VEC: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *VEC.get_or_init(|| env_u32("IBP_LONG_VEC_TABLE") == Some(1))
 }
 
 /// Whether entries of short rows only take `ibp_decode_tiles_lean_short` (`kernel_choice::lean_shape`):

@@ -719,7 +719,6 @@ impl GpuEntry {
                     tile_rows,
                     tile_bytes,
                     table_entries,
-                    kernel.tile_class(),
                     blocks,
                 )
                 .map_err(GpuError::driver("launching the tile kernel"))?;

@@ -347,7 +347,7 @@ impl HostKernels {
                         tiles,
                     } = tile_starts(&self.layout, first, count, tile_rows)?;
                     range_chunks(&mut p, first_chunk, starts.len() - 1);
-                    let smem = launch::class_tiles_smem(kernel.tile_class(), tile_rows, tile_bytes, table_entries);
+                    let smem = launch::tiles_smem(tile_rows, tile_bytes, table_entries);
                     // SAFETY: as in `launch_gather` (the descriptors narrowed to the range's chunks, which lie
                     // inside the descriptor array), plus `starts` holds `chunk_count + 1` tile indices
                     // consistent with the range and `tile_rows`, and `smem` is the dynamic shared

@@ -72,24 +72,6 @@ pub(crate) const fn tiles_smem(tile_rows: u32, tile_bytes: u32, table_entries: u
     TILE_GUARD + tile_bytes + ((4 * (tile_rows + 1) + 15) & !15) + TABLE_ENTRY_BYTES * table_entries
 }
 
-/// Shared-memory bytes per table entry of the tile kernels of `class`
-/// ([`TileKernel::tile_class`](crate::TileKernel::tile_class)): [`TABLE_ENTRY_BYTES`], plus 12 for
-/// the long-rows kernel's packed table where [`crate::device::long_vec_table`] asks for it.
-pub(crate) fn table_entry_bytes(class: usize) -> u32 {
-    TABLE_ENTRY_BYTES
-        + if class == 3 && crate::device::long_vec_table() {
-            12
-        } else {
-            0
-        }
-}
-
-/// Dynamic shared memory of a tile kernel of `class`: [`tiles_smem`] with the room of
-/// [`table_entry_bytes`] per table entry.
-pub(crate) fn class_tiles_smem(class: usize, tile_rows: u32, tile_bytes: u32, table_entries: u32) -> u32 {
-    tiles_smem(tile_rows, tile_bytes, table_entries) + (table_entry_bytes(class) - TABLE_ENTRY_BYTES) * table_entries
-}
-
 /// Launches `ibp_gather` on `stream`.
 ///
 /// The caller guarantees: `p.payload`, `p.chunks`, `p.meta`, `p.anchors` point to device-readable
@@ -195,8 +177,8 @@ pub(crate) fn build_tables(
 ///
 /// The caller guarantees what [`gather`] requires, plus: `tile_starts` holds `p.chunk_count + 1`
 /// `u32` tile indices consistent with the range and `tile_rows` (see the kernel's comment), the
-/// dynamic shared memory [`class_tiles_smem`] of the kernel's tile `class` is within the function's
-/// limit, and `tile_bytes` is a multiple of 16.
+/// dynamic shared memory [`tiles_smem`] is within the function's limit, and `tile_bytes` is a
+/// multiple of 16.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn decode_tiles(
     func: &CudaFunction,
@@ -206,10 +188,9 @@ pub(crate) fn decode_tiles(
     tile_rows: u32,
     tile_bytes: u32,
     table_entries: u32,
-    class: usize,
     blocks: u32,
 ) -> Result<(), DriverError> {
-    let smem = class_tiles_smem(class, tile_rows, tile_bytes, table_entries);
+    let smem = tiles_smem(tile_rows, tile_bytes, table_entries);
     let mut b = stream.launch_builder(func);
     b.arg(p)
         .arg(&tile_starts)

@@ -24,7 +24,7 @@ pub(crate) fn tiling(layout: &EntryLayout, class: usize) -> Option<(u32, u32, u3
         .filter(|&e| e <= crate::device::TABLE_MAX_ENTRIES as u64)
         .max()
         .unwrap_or(0) as u32;
-    let budget = crate::device::tile_bytes(class, launch::table_entry_bytes(class) * table);
+    let budget = crate::device::tile_bytes(class, launch::TABLE_ENTRY_BYTES * table);
     if max_raw > budget / 2 {
         return None;
     }
@@ -334,9 +334,9 @@ mod tests {
         assert_eq!(rows, 38 * 1024 / 64);
         assert!(launch::tiles_smem(rows, bytes, table) <= crate::device::SHORT_BLOCK_SMEM);
         // 784 B rows of 16-bit words (Fashion-MNIST) through the long-rows kernel: a 392-entry table
-        // leaves 113 - 1 - 12.25 - 4 = 95.75 KiB of records, 125 raw rows (about 4 warps' 32), and
-        // 2 blocks per SM. Pixel rows that save more than half their bytes fill tiles of at least
-        // twice those rows with their records.
+        // would leave 113 - 1 - 12.25 - 4 = 95.75 KiB of records; the tile takes LONG_TILE_BYTES, 84
+        // KiB, 109 raw rows (about 3.4 warps' 32), and 2 blocks per SM. Pixel rows that save more
+        // than half their bytes fill tiles of at least twice those rows with their records.
         let long_opts = EncodeOptions {
             align_log2: 4,
             word_width: Some(ibp_format::WordWidth::W16),
@@ -346,7 +346,8 @@ mod tests {
         let (metas, payloads) = encode_rows(&images, 784, &long_opts, 1 << 20);
         let refs: Vec<&[u8]> = payloads.iter().map(|p| p.as_slice()).collect();
         let long = build_layout(784, &metas, &refs).unwrap();
-        let budget = 95 * 1024 + 768;
+        let budget = crate::device::LONG_TILE_BYTES;
+        assert_eq!(budget, 84 * 1024);
         let (rows, bytes, table) = tiling(&long, 3).unwrap();
         assert_eq!(table, 392);
         let most = long.window_record_bytes(rows as u64);
@@ -355,9 +356,9 @@ mod tests {
             assert!(most <= budget as u64 && long.window_record_bytes(rows as u64 + 1) > budget as u64);
             assert_eq!(bytes as u64, (most + 48 + 15) & !15);
         } else {
-            assert_eq!(rows, 125);
+            assert_eq!(rows, 109);
         }
-        let smem = launch::class_tiles_smem(3, rows, bytes, table);
+        let smem = launch::tiles_smem(rows, bytes, table);
         assert!(smem <= crate::device::LONG_BLOCK_SMEM, "{smem} B of shared memory");
         assert!(2 * (smem + 1024) <= 228 * 1024, "{smem} B: 2 blocks per SM");
     }
