@@ -9,8 +9,11 @@
 #       the tile (116 rows instead of 122), the control for the smaller tile; vtr = vt with tiles sized
 #       by records (entry 72: -16 % without the packed table, its shared loads the suspect). Where vt wins (below),
 #       every GPU test with it (~2 min) and /tmp/ibp-candidate written for part full.
-#   bash bench/results/gpu-2026-12-05-f/session.sh full  # every GPU test and the bench (~9 min), with
-#       the candidate when part ab on this machine chose it, else the default build
+#   bash bench/results/gpu-2026-12-05-f/session.sh full  # every GPU test and the bench (~9 min), the
+#       default build (see below)
+# Ran on an H100 (no H200 could be started): ab (ab-vt.tgz: vt +1.5-2 %, the same as room: no gain
+# of its own; vtr -13 %); then two sweeps of IBP_TILE_BYTES on the default (ab-tiles.tgz,
+# ab-tiles2.tgz, commands in GPU_NOTES entry 74).
 # vt wins if on every 256 MiB Fashion-MNIST entry both its runs beat both base runs, and its 8 MiB
 # entries average no worse than base's minus 0.01.
 set -u
@@ -53,12 +56,9 @@ PY
     tar czf "$R/ab.tgz" -C /tmp ab
     ;;
 full)
-    if [ -f /tmp/ibp-candidate ]; then
-        echo "full run with $VT"
-        IBP_LONG_VEC_TABLE=1 IBP_KERNEL_DEFINES="$VT" timeout 540 bash tools/gpu-full-run.sh
-    else
-        echo "full run, default build"
-        timeout 540 bash tools/gpu-full-run.sh
-    fi
+    # (After part ab ran: vt lost to its own smaller tile, and IBP_TILE_BYTES sweeps found 80-84 KiB
+    # the best long-rows tile; 84 KiB became the default (0d8aa8e) and vt was removed. So full is
+    # the default build of 0d8aa8e or later.)
+    timeout 540 bash tools/gpu-full-run.sh
     ;;
 esac
