@@ -62,3 +62,24 @@ full)
     timeout 540 bash tools/gpu-full-run.sh
     ;;
 esac
+# Part pick (the call for the full run, which may get an H100): full on an H200; on an H100 every
+# GPU test with the new default and the Fashion-MNIST decode at 96 KiB tiles against it, twice.
+if [ "${1:-}" = pick ]; then
+    g=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
+    echo "$g"
+    case "$g" in
+    *H200*) bash "$0" full ;;
+    *)
+        rm -rf /tmp/ab; mkdir -p /tmp/ab
+        s=$(date +%s)
+        OUT=/tmp/ab/tests IBP_SKIP_BENCH=1 bash tools/gpu-run.sh > /tmp/ab/tests.run.log 2>&1
+        echo "tests rc $? $(($(date +%s) - s)) s" | tee -a /tmp/ab/summary.txt
+        tail -n 8 /tmp/ab/tests.run.log
+        for i in 1 2; do
+            IBP_TILE_BYTES=98304 ab t96_$i "" $B --only fashion
+            ab t84_$i "" $B --only fashion
+        done
+        report "compare decode t96 t84"
+        ;;
+    esac
+fi
