@@ -83,3 +83,26 @@ if [ "${1:-}" = pick ]; then
         ;;
     esac
 fi
+# Part pick2 (after 84 KiB became the default): full on an H200; on an H100 IBP_LONG_BALANCED=1
+# (a tile's rows spread evenly over its row groups: 28, 27, 27, 27 lanes at 109 rows) at 84 KiB
+# and at 96 KiB tiles (31, 31, 30, 30), against the default, twice, 256 MiB and 8 MiB entries.
+if [ "${1:-}" = pick2 ]; then
+    g=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
+    echo "$g"
+    case "$g" in
+    *H200*) bash "$0" full ;;
+    *)
+        rm -rf /tmp/ab; mkdir -p /tmp/ab
+        BAL="-DIBP_LONG_BALANCED=1"
+        for i in 1 2; do
+            ab base_$i "" $B --only fashion
+            ab bal_$i "$BAL" $B --only fashion
+            IBP_TILE_BYTES=98304 ab bal96_$i "$BAL" $B --only fashion
+            IBP_TILE_BYTES=98304 ab base96_$i "" $B --only fashion
+            ab base8_$i "" $B --only fashion --target-mib 8
+            ab bal8_$i "$BAL" $B --only fashion --target-mib 8
+        done
+        report "compare decode base bal" "compare decode base bal96" "compare decode base base96" "compare decode base8 bal8"
+        ;;
+    esac
+fi
