@@ -205,8 +205,9 @@ def main() -> int:
     dev_lines = device.strip().splitlines()
     test_lines = test_summary(tests)
     head = [l for l in bench.splitlines() if l.startswith(("device ", "kernel ", "pinned "))]
+    card = next((c for c in ("H200", "H100") if len(dev_lines) > 2 and c in dev_lines[2]), "GPU")
     out = [
-        "# GPU decoder results (H200)",
+        f"# GPU decoder results ({card})",
         "",
         f"- **Date**: {dev_lines[0] if dev_lines else '?'} (one `run` call of the device tool, {a.wall_s} s of command time).",
         f"- **Device**: {dev_lines[2] if len(dev_lines) > 2 else '?'} (name, driver, PCIe gen, width, SM/memory clocks at start). "
@@ -222,7 +223,7 @@ def main() -> int:
         "  IBP_BENCH_TIMEOUT=330 IBP_SANITIZER_TIMEOUT=120 bash tools/gpu-run.sh --target-mib 256 --reps 9",
         f"  python3 tools/gpu_results.py OUT --commit {a.commit} > bench/GPU_RESULTS.md   # this page",
         "  ```",
-        "  Bench: 256 MiB of raw rows per dataset (a 32 MiB block encoded once, its chunks repeated; 5x the H200's L2),",
+        "  Bench: 256 MiB of raw rows per dataset (a 32 MiB block encoded once, its chunks repeated; 5x the L2 of an H100 or H200),",
         "  uniform random row indices, batches of 1K/4K/16K/64K rows, median of 9 event-timed repetitions after warm-up",
         "  (27 for batches <= 4K rows); IBP zc, raw zc and ideal are timed interleaved (each repetition runs the three,",
         "  in an order rotating from one repetition to the next; an `@relaid` row's three in a rotation of their own),",
