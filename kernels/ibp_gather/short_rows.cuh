@@ -382,13 +382,6 @@ __device__ __forceinline__ ibp_u32 lane_prefix_bits(const ibp_u32* w, ibp_u32 ba
     return bits;
 }
 
-// IBP_LONG_BALANCED=1: lane_tile_rows spreads a tile's rows evenly over its 32-row groups instead
-// of filling the groups in turn (an A/B switch: GPU_NOTES entry 74 found smaller tiles faster, whose
-// last group holds fewer lanes).
-#ifndef IBP_LONG_BALANCED
-#define IBP_LONG_BALANCED 0
-#endif
-
 template <int WB, bool MULTI>
 __device__ __forceinline__ void lane_tile_rows(const IbpGatherParams& prm, const TileCtx& t, ibp_u32 warp, ibp_u32 lane) {
     const ibp_u32 W = WB * 8;
@@ -408,16 +401,8 @@ __device__ __forceinline__ void lane_tile_rows(const IbpGatherParams& prm, const
         const ibp_u32 group = unit / S, seg = unit - group * S;
         const ibp_u32 jb = seg * nv / S * per_vec, je = (seg + 1) * nv / S * per_vec;  // the segment's words
         const bool last = seg + 1 == S;
-#if IBP_LONG_BALANCED
-        // The tile's rows spread evenly over its row groups (109 rows: 28, 27, 27, 27 lanes, not
-        // 32, 32, 32, 13).
-        const ibp_u32 per_group = (t.nrows + row_groups - 1) / row_groups;
-        const ibp_u32 row = group * per_group + lane;
-        const bool valid = lane < per_group && row < t.nrows;
-#else
         const ibp_u32 row = group * 32 + lane;
         const bool valid = row < t.nrows;
-#endif
         const ibp_u32 off = valid ? t.offsets[row] : 0u;
         const ibp_u32 len = valid ? t.offsets[row + 1] - off : 0u;
         const bool raw = valid && len == t.raw_padded;

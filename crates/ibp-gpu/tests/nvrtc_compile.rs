@@ -90,7 +90,6 @@ const AB_SWITCHES: [&[&str]; 3] = [
         "-DIBP_SLICE_RAW_VECS=0",
         "-DIBP_SLICE_BITBUF=0",
         "-DIBP_GATHER_MIN_BLOCKS=8",
-        "-DIBP_LONG_BALANCED=1",
     ],
     &[
         "-DIBP_LEAN_HOIST=4",
