@@ -13,7 +13,12 @@
 #       default build (see below)
 # Ran on an H100 (no H200 could be started): ab (ab-vt.tgz: vt +1.5-2 %, the same as room: no gain
 # of its own; vtr -13 %); then two sweeps of IBP_TILE_BYTES on the default (ab-tiles.tgz,
-# ab-tiles2.tgz, commands in GPU_NOTES entry 74).
+# ab-tiles2.tgz, commands in GPU_NOTES entry 74); pick and pick2 on H100s too (tests-84k.tgz with
+# the 96 KiB A/B; ab-balanced.tgz), then full on the same H100 (full-h100.tgz,
+# bench/GPU_RESULTS_H100.md). The sweeps, for the record (each run of the default build):
+#   for i in 1 2; do ab b_$i "" $B --only fashion; for t in 90112 86016 81920 73728 65536; do
+#       IBP_TILE_BYTES=$t ab t${t}_$i "" $B --only fashion; done; done
+#   (and 77824 81920 86016 with --target-mib 8 beside the 256 MiB entries)
 # vt wins if on every 256 MiB Fashion-MNIST entry both its runs beat both base runs, and its 8 MiB
 # entries average no worse than base's minus 0.01.
 set -u
