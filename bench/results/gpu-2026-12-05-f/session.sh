@@ -111,3 +111,18 @@ if [ "${1:-}" = pick2 ]; then
         ;;
     esac
 fi
+# Part gsweep (the device time left): the general tile kernel's 32 KiB tiles against 28 and 24 KiB
+# (IBP_TILE_BYTES, which sets every class: only entries of the general kernels are compared), Cora and
+# f32-normal-q4 4 KiB rows, twice.
+if [ "${1:-}" = gsweep ]; then
+    rm -rf /tmp/ab; mkdir -p /tmp/ab
+    for i in 1 2; do
+        for t in 0 28672 24576; do
+            if [ $t = 0 ]; then unset IBP_TILE_BYTES; else export IBP_TILE_BYTES=$t; fi
+            ab c${t}_$i "" $B --only cora
+            ab q${t}_$i "" $B --only f32-normal-q4 --row-bytes 4096
+        done
+    done
+    unset IBP_TILE_BYTES
+    report "compare decode c0 c28672" "compare decode c0 c24576" "compare decode q0 q28672" "compare decode q0 q24576"
+fi
