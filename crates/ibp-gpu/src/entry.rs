@@ -529,6 +529,42 @@ impl GpuEntry {
             .store(kernel.code(), std::sync::atomic::Ordering::Relaxed);
     }
 
+    /// How a range decode of rows `first .. first + count` (`decode_range`; `decode_all` is the
+    /// whole entry) would be launched now: its tile kernel, rows and bytes per tile, tiles and
+    /// blocks; `None` where the range goes through a gather kernel instead (records too long for
+    /// a tile) or is empty; `E_ROW_INDEX` where it is not inside the entry. For benchmarks and
+    /// tuning: it computes what the launch computes, on the CPU, and launches nothing.
+    pub fn tile_plan(&self, first: u64, count: u64) -> GpuResult<Option<crate::TilePlan>> {
+        self.check_range(first, count)?;
+        let kernel = self.tile_kernel();
+        let Some((tile_rows, tile_bytes, _)) = self.tilings[kernel.tile_class()] else {
+            return Ok(None);
+        };
+        if count == 0 {
+            return Ok(None);
+        }
+        let (tile_rows, row_segments) =
+            self.row_segments
+                .launch_tiles(kernel.tile_class(), tile_rows, count, self.device.sm_count());
+        let tiles = tile_starts(&self.layout, first, count, tile_rows)?.tiles;
+        Ok(Some(crate::TilePlan {
+            kernel,
+            tile_rows,
+            tile_bytes,
+            row_segments,
+            tiles,
+            blocks: self.tile_blocks(kernel, tiles),
+        }))
+    }
+
+    /// Blocks a launch of `kernel` over `tiles` tiles asks for: one per tile, at most
+    /// `tile_blocks_per_sm` per SM (or the tuning cap).
+    fn tile_blocks(&self, kernel: TileKernel, tiles: u64) -> u32 {
+        let most = crate::device::tile_blocks_cap()
+            .unwrap_or(self.device.sm_count() * crate::device::tile_blocks_per_sm(kernel.tile_class()));
+        tiles.clamp(1, most.max(1) as u64) as u32
+    }
+
     /// How range decodes through the long-rows tile kernel spread a tile's rows from the next
     /// launch on: [`RowSegments::Auto`] (the default), or whole rows or segments whatever the
     /// range (tests: both give the same bytes and errors).
@@ -598,6 +634,15 @@ impl GpuEntry {
         stream: &Arc<CudaStream>,
     ) -> GpuResult<PendingDecode<'_>> {
         self.check_stream(stream)?;
+        self.check_range(first, count)?;
+        if count == 0 {
+            return Ok(PendingDecode::empty(stream));
+        }
+        self.launch(Rows::Range(first), count, out, stream)
+    }
+
+    /// `E_ROW_INDEX` unless rows `first .. first + count` lie inside the entry.
+    fn check_range(&self, first: u64, count: u64) -> GpuResult<()> {
         let end = first.checked_add(count);
         if end.is_none_or(|e| e > self.layout.row_count) {
             return Err(GpuError::Format(FormatError::new(
@@ -608,10 +653,7 @@ impl GpuEntry {
                 ),
             )));
         }
-        if count == 0 {
-            return Ok(PendingDecode::empty(stream));
-        }
-        self.launch(Rows::Range(first), count, out, stream)
+        Ok(())
     }
 
     /// Decodes chunk `chunk` (all its rows) into `out`.
@@ -703,9 +745,7 @@ impl GpuEntry {
                 let table = self.tile_starts(*first, count, tile_rows, stream)?;
                 p.rows = 0;
                 range_chunks(&mut p, table.first_chunk, table.chunks);
-                let most = crate::device::tile_blocks_cap()
-                    .unwrap_or(self.device.sm_count() * crate::device::tile_blocks_per_sm(kernel.tile_class()));
-                let blocks = table.tiles.clamp(1, most.max(1) as u64) as u32;
+                let blocks = self.tile_blocks(kernel, table.tiles);
                 let func = match kernel {
                     TileKernel::Lean(shape) => &self.device.tiles_lean_fns[shape as usize],
                     TileKernel::GeneralPairs => &self.device.tiles_pairs_fn,

@@ -56,4 +56,4 @@ pub use entry::{
 pub use error::{GpuError, GpuResult};
 pub use layout::EntryLayout;
 pub use pinned::PinnedBuffer;
-pub use tiling::RowSegments;
+pub use tiling::{RowSegments, TilePlan};

@@ -61,6 +61,23 @@ pub enum RowSegments {
     Segments,
 }
 
+/// How a range decode is cut into tiles and launched ([`GpuEntry::tile_plan`](crate::GpuEntry::tile_plan)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TilePlan {
+    /// The tile kernel.
+    pub kernel: crate::TileKernel,
+    /// Rows per tile (after any cut of a small range into row segments).
+    pub tile_rows: u32,
+    /// Bytes of records a tile's buffer holds.
+    pub tile_bytes: u32,
+    /// Row segments per row (1: a lane per whole row; long-rows kernel only).
+    pub row_segments: u32,
+    /// Tiles of the range.
+    pub tiles: u64,
+    /// Blocks the launch asks for (each takes a run of consecutive tiles).
+    pub blocks: u32,
+}
+
 /// A [`RowSegments`] that can be changed through a shared reference (the entry's and the
 /// CPU-run kernels' setting), and the launch plan it gives.
 #[derive(Debug, Default)]

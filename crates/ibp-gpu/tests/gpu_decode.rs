@@ -613,6 +613,58 @@ fn small_and_large_batches_of_long_rows_match_cpu_decoder() {
     }
 }
 
+/// `GpuEntry::tile_plan` says what a range decode launches: tiles of every chunk the range
+/// overlaps (a tile never spans two chunks), one block per tile up to the cap, and a typed error
+/// for a range outside the entry.
+#[test]
+fn tile_plans_count_each_chunks_tiles() {
+    let Some(dev) = gpu() else { return };
+    let mut rng = Rng::new(12);
+    let mut planned = 0;
+    for case in long_row_entries(&mut rng, 300) {
+        let entry = load(&case, &dev, PayloadHome::Device);
+        let rows = entry.layout().row_count;
+        for (first, count) in [(0, rows), (7, rows - 20), (rows - 1, 1)] {
+            let Some(plan) = entry.tile_plan(first, count).unwrap() else {
+                continue;
+            };
+            planned += 1;
+            let end = first + count;
+            let want: u64 = entry
+                .layout()
+                .chunks
+                .iter()
+                .map(|c| {
+                    let (a, b) = (first.max(c.first_row), end.min(c.first_row + c.row_count as u64));
+                    if a < b {
+                        (b - a).div_ceil(plan.tile_rows as u64)
+                    } else {
+                        0
+                    }
+                })
+                .sum();
+            assert_eq!(plan.tiles, want, "{}: rows {first} + {count}: {plan:?}", case.label);
+            assert!(
+                plan.blocks >= 1 && plan.blocks as u64 <= plan.tiles,
+                "{}: {plan:?}",
+                case.label
+            );
+            assert!(
+                plan.tile_rows >= 1 && plan.tile_bytes >= 16 && plan.row_segments >= 1,
+                "{plan:?}"
+            );
+            assert_eq!(plan.kernel, entry.tile_kernel());
+        }
+        assert_eq!(entry.tile_plan(0, 0).unwrap(), None);
+        let err = entry.tile_plan(rows, 1).unwrap_err();
+        assert!(
+            matches!(&err, GpuError::Format(e) if e.code == ErrorCode::RowIndex),
+            "{err:?}"
+        );
+    }
+    assert!(planned > 0, "no entry decoded through tiles");
+}
+
 /// Single-row gathers of corrupted (CRC fixed up) records: the GPU and the CPU decoder must agree
 /// on every row, either the same bytes or the same error code.
 #[test]

@@ -812,6 +812,12 @@ fn main() {
                 "whole entry from device memory: decode {:.0} GB/s, D2D copy {:.0} GB/s",
                 w.decode, w.d2d
             );
+            if let Ok(Some(p)) = ent_d.tile_plan(0, ent_d.layout().row_count) {
+                println!(
+                    "whole entry's tiles: {:?} kernel, {} rows ({} B) per tile, {} tiles, {} blocks, {} segment(s) per row",
+                    p.kernel, p.tile_rows, p.tile_bytes, p.tiles, p.blocks, p.row_segments
+                );
+            }
             // The same file loaded with ChunkForm::FOR_GPU_READS, against the same D2D copy.
             let relaid_row = relaid.as_ref().map(|(_, _, dev_entry, saved)| {
                 let what = format!("{}@relaid: whole-entry decode", ds.name);
