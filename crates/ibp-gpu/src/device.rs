@@ -173,6 +173,28 @@ pub(crate) fn tiles_by_records(class: usize) -> bool {
     class < 32 && (classes >> class) & 1 == 1
 }
 
+/// Whether range decodes by the tile kernels of `class` take [`crate::tiling::fill_tile_rows`]'s
+/// smaller tiles: no, unless the environment variable `IBP_TILE_FILL` (a bit per class, read once
+/// per process) says so, for A/B runs (GPU_NOTES idea 11).
+pub(crate) fn tile_fill(class: usize) -> bool {
+    static CLASSES: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    let classes = *CLASSES.get_or_init(|| env_u32("IBP_TILE_FILL").unwrap_or(0));
+    class < 32 && (classes >> class) & 1 == 1
+}
+
+/// Blocks of a tile kernel of `class` that fit on an SM at once with `smem` bytes of dynamic
+/// shared memory each: the registers' limit (`__launch_bounds__`: 4 for the general and lean
+/// kernels, 3 for the short-rows kernel, 2 for the long-rows kernel) or 228 KiB of shared memory
+/// (1 KiB of it per block reserved), whichever is fewer, and at least 1.
+pub(crate) fn resident_tile_blocks(class: usize, smem: u32) -> u32 {
+    let by_registers = match class {
+        0 | 1 => 4,
+        2 => 3,
+        _ => 2,
+    };
+    (228 * 1024 / (smem + 1024)).clamp(1, by_registers)
+}
+
 /// How many times the raw rows a tile must hold for [`tiles_by_records`] to size it by records, in
 /// percent: 200 (twice), or the environment variable `IBP_TILE_RECORDS_GAIN` (read once per process;
 /// at least 100) for tuning runs.

@@ -537,15 +537,21 @@ impl GpuEntry {
     pub fn tile_plan(&self, first: u64, count: u64) -> GpuResult<Option<crate::TilePlan>> {
         self.check_range(first, count)?;
         let kernel = self.tile_kernel();
-        let Some((tile_rows, tile_bytes, _)) = self.tilings[kernel.tile_class()] else {
+        let Some(tiling) = self.tilings[kernel.tile_class()] else {
             return Ok(None);
         };
         if count == 0 {
             return Ok(None);
         }
-        let (tile_rows, row_segments) =
-            self.row_segments
-                .launch_tiles(kernel.tile_class(), tile_rows, count, self.device.sm_count());
+        let tile_bytes = tiling.1;
+        let (tile_rows, row_segments) = self.row_segments.range_tiles(
+            &self.layout,
+            kernel.tile_class(),
+            tiling,
+            first,
+            count,
+            self.device.sm_count(),
+        )?;
         let tiles = tile_starts(&self.layout, first, count, tile_rows)?.tiles;
         Ok(Some(crate::TilePlan {
             kernel,
@@ -737,10 +743,15 @@ impl GpuEntry {
         let mut tiles = None;
         let kernel = self.tile_kernel();
         match (&rows, self.tilings[kernel.tile_class()]) {
-            (Rows::Range(first), Some((tile_rows, tile_bytes, table_entries))) => {
-                let (tile_rows, row_segments) =
-                    self.row_segments
-                        .launch_tiles(kernel.tile_class(), tile_rows, count, self.device.sm_count());
+            (Rows::Range(first), Some(tiling @ (_, tile_bytes, table_entries))) => {
+                let (tile_rows, row_segments) = self.row_segments.range_tiles(
+                    &self.layout,
+                    kernel.tile_class(),
+                    tiling,
+                    *first,
+                    count,
+                    self.device.sm_count(),
+                )?;
                 p.row_segments = row_segments;
                 let table = self.tile_starts(*first, count, tile_rows, stream)?;
                 p.rows = 0;

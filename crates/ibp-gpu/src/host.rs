@@ -336,10 +336,15 @@ impl HostKernels {
             let mut p = self.params(0, first, count, &mut out, &mut status);
             let kernel = kernel.resolve(self.auto_kernel);
             match tiling(&self.layout, kernel.tile_class()) {
-                Some((tile_rows, tile_bytes, table_entries)) => {
-                    let (tile_rows, row_segments) =
-                        self.row_segments
-                            .launch_tiles(kernel.tile_class(), tile_rows, count, HOST_SM_COUNT);
+                Some(tiling @ (_, tile_bytes, table_entries)) => {
+                    let (tile_rows, row_segments) = self.row_segments.range_tiles(
+                        &self.layout,
+                        kernel.tile_class(),
+                        tiling,
+                        first,
+                        count,
+                        HOST_SM_COUNT,
+                    )?;
                     p.row_segments = row_segments;
                     let RangeTiles {
                         first_chunk,

@@ -107,6 +107,62 @@ impl RowSegmentsSetting {
     pub(crate) fn launch_tiles(&self, class: usize, tile_rows: u32, count: u64, sm_count: u32) -> (u32, u32) {
         launch_tiles(class, tile_rows, count, sm_count, self.get())
     }
+
+    /// Tile rows and row segments of a range decode of rows `first .. first + count` (inside the
+    /// entry, `count >= 1`) by a tile kernel of `class` whose entry [`tiling`] gave `tiling`:
+    /// [`Self::launch_tiles`], then [`fill_tile_rows`] where [`crate::device::tile_fill`] asks for
+    /// it for the class.
+    pub(crate) fn range_tiles(
+        &self,
+        layout: &EntryLayout,
+        class: usize,
+        tiling: (u32, u32, u32),
+        first: u64,
+        count: u64,
+        sm_count: u32,
+    ) -> GpuResult<(u32, u32)> {
+        let (tile_rows, tile_bytes, table) = tiling;
+        let (rows, segments) = self.launch_tiles(class, tile_rows, count, sm_count);
+        if !crate::device::tile_fill(class) || segments != 1 {
+            return Ok((rows, segments));
+        }
+        let resident = crate::device::resident_tile_blocks(class, launch::tiles_smem(rows, tile_bytes, table));
+        let rows = fill_tile_rows(layout, first, count, rows, resident as u64 * sm_count.max(1) as u64)?;
+        Ok((rows, segments))
+    }
+}
+
+/// The fewest rows per tile, a multiple of [`launch::TILE_WARPS`] and at most `tile_rows`, whose
+/// tiles for rows `first .. first + count` need no more waves of `resident` blocks than
+/// `tile_rows` does (`tile_rows` where no such multiple gives fewer rows): each block then
+/// decodes a smaller tile, and the waves the launch runs are as full as that count allows
+/// (GPU_NOTES idea 11: Cora's whole-entry decode, one wave of 340 tiles of 136 rows on 528
+/// resident blocks, read 0.89-0.91 of the D2D copy with tiles of about 96 rows against 0.81-0.90).
+pub(crate) fn fill_tile_rows(
+    layout: &EntryLayout,
+    first: u64,
+    count: u64,
+    tile_rows: u32,
+    resident: u64,
+) -> GpuResult<u32> {
+    let step = launch::TILE_WARPS;
+    let tiles = |rows: u32| tile_starts(layout, first, count, rows).map(|t| t.tiles);
+    let limit = tiles(tile_rows)?.div_ceil(resident.max(1)) * resident.max(1);
+    // Smallest k in 1 ..= tile_rows / step with tiles(k * step) <= limit (tiles only fall as
+    // rows grow); none: tile_rows.
+    let (mut lo, mut hi) = (1u32, tile_rows / step);
+    if hi == 0 || tiles(hi * step)? > limit {
+        return Ok(tile_rows);
+    }
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if tiles(mid * step)? <= limit {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    Ok((lo * step).min(tile_rows))
 }
 
 /// Tile rows and row segments (`GatherParams::row_segments`) for a range decode of `count` rows
@@ -244,6 +300,45 @@ mod tests {
     use crate::entry::build_layout;
     use crate::testdata::{encode_rows, float_rows, Rng};
     use ibp_codec::EncodeOptions;
+
+    #[test]
+    fn filled_tiles_are_the_fewest_rows_that_keep_the_waves() {
+        let mut rng = Rng::new(5);
+        // Chunks of 64 rows of 256 B: 1,000 rows in 16 chunks, the last partial.
+        let (metas, payloads) = encode_rows(
+            &float_rows(&mut rng, 1000, 256, 0.02, 4),
+            256,
+            &EncodeOptions::default(),
+            64,
+        );
+        let refs: Vec<&[u8]> = payloads.iter().map(|p| p.as_slice()).collect();
+        let layout = build_layout(256, &metas, &refs).unwrap();
+        assert!(layout.chunks.len() > 4, "{} chunks", layout.chunks.len());
+        let tiles = |first, count, rows| tile_starts(&layout, first, count, rows).unwrap().tiles;
+        for (first, count) in [(0u64, 1000u64), (10, 900), (999, 1), (100, 64)] {
+            for tile_rows in [8u32, 24, 40, 64, 136] {
+                for resident in [1u64, 3, 7, 16, 40, 1000] {
+                    let rows = fill_tile_rows(&layout, first, count, tile_rows, resident).unwrap();
+                    let limit = tiles(first, count, tile_rows).div_ceil(resident) * resident;
+                    let case = format!("rows {first} + {count}, {tile_rows} per tile, {resident} resident: {rows}");
+                    assert!(rows <= tile_rows && rows >= 1, "{case}");
+                    assert!(tiles(first, count, rows) <= limit, "{case}: more waves");
+                    if rows < tile_rows {
+                        assert_eq!(rows % launch::TILE_WARPS, 0, "{case}");
+                    }
+                    // No smaller multiple of the warps keeps within the waves.
+                    let mut r = launch::TILE_WARPS;
+                    while r < rows {
+                        assert!(tiles(first, count, r) > limit, "{case}: {r} rows would do");
+                        r += launch::TILE_WARPS;
+                    }
+                }
+            }
+        }
+        // One wave of 16 chunks' tiles of 64 rows (16 tiles) on 40 resident blocks: tiles of 32
+        // rows (32 tiles) fill it better; 24 rows would need 47 tiles.
+        assert_eq!(fill_tile_rows(&layout, 0, 1000, 64, 40).unwrap(), 32);
+    }
 
     #[test]
     fn long_rows_kernel_cuts_small_ranges_into_tiles_for_every_sm() {
