@@ -544,14 +544,7 @@ impl GpuEntry {
             return Ok(None);
         }
         let tile_bytes = tiling.1;
-        let (tile_rows, row_segments) = self.row_segments.range_tiles(
-            &self.layout,
-            kernel.tile_class(),
-            tiling,
-            first,
-            count,
-            self.device.sm_count(),
-        )?;
+        let (tile_rows, row_segments) = self.range_tiles(kernel, tiling, first, count)?;
         let tiles = tile_starts(&self.layout, first, count, tile_rows)?.tiles;
         Ok(Some(crate::TilePlan {
             kernel,
@@ -561,6 +554,25 @@ impl GpuEntry {
             tiles,
             blocks: self.tile_blocks(kernel, tiles),
         }))
+    }
+
+    /// Tile rows and row segments of a range decode by `kernel`, whose tiling of this entry is
+    /// `tiling` (`RowSegmentsSetting::range_tiles` on this device's SMs).
+    fn range_tiles(
+        &self,
+        kernel: TileKernel,
+        tiling: (u32, u32, u32),
+        first: u64,
+        count: u64,
+    ) -> GpuResult<(u32, u32)> {
+        self.row_segments.range_tiles(
+            &self.layout,
+            kernel.tile_class(),
+            tiling,
+            first,
+            count,
+            self.device.sm_count(),
+        )
     }
 
     /// Blocks a launch of `kernel` over `tiles` tiles asks for: one per tile, at most
@@ -744,14 +756,7 @@ impl GpuEntry {
         let kernel = self.tile_kernel();
         match (&rows, self.tilings[kernel.tile_class()]) {
             (Rows::Range(first), Some(tiling @ (_, tile_bytes, table_entries))) => {
-                let (tile_rows, row_segments) = self.row_segments.range_tiles(
-                    &self.layout,
-                    kernel.tile_class(),
-                    tiling,
-                    *first,
-                    count,
-                    self.device.sm_count(),
-                )?;
+                let (tile_rows, row_segments) = self.range_tiles(kernel, tiling, *first, count)?;
                 p.row_segments = row_segments;
                 let table = self.tile_starts(*first, count, tile_rows, stream)?;
                 p.rows = 0;
