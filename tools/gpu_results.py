@@ -206,6 +206,9 @@ def main() -> int:
     test_lines = test_summary(tests)
     head = [l for l in bench.splitlines() if l.startswith(("device ", "kernel ", "pinned "))]
     card = next((c for c in ("H200", "H100") if len(dev_lines) > 2 and c in dev_lines[2]), "GPU")
+    # The H200's page and conformance log are the committed record; another card's page stands beside it.
+    page = "bench/GPU_RESULTS.md" if card == "H200" else f"bench/GPU_RESULTS_{card}.md"
+    conformance_log = "`conformance/results/gpu-h200.txt`" if card == "H200" else "`conformance-gpu.txt` in the run's logs"
     out = [
         f"# GPU decoder results ({card})",
         "",
@@ -221,7 +224,7 @@ def main() -> int:
         "  bash tools/gpu-run.sh --prepare      # release test binaries, ibp-gpu-bench, ibp-conformance --features gpu -> .devrun/",
         "  # device tool: run with carry [\".devrun\"]:",
         "  IBP_BENCH_TIMEOUT=330 IBP_SANITIZER_TIMEOUT=120 bash tools/gpu-run.sh --target-mib 256 --reps 9",
-        f"  python3 tools/gpu_results.py OUT --commit {a.commit} > bench/GPU_RESULTS.md   # this page",
+        f"  python3 tools/gpu_results.py OUT --commit {a.commit} > {page}   # this page",
         "  ```",
         "  Bench: 256 MiB of raw rows per dataset (a 32 MiB block encoded once, its chunks repeated; 5x the L2 of an H100 or H200),",
         "  uniform random row indices, batches of 1K/4K/16K/64K rows, median of 9 event-timed repetitions after warm-up",
@@ -263,7 +266,7 @@ def main() -> int:
         "  chunk's metadata before any row and so names a later chunk's defect (spec 11.3; the test checks each",
         "  such file has that later defect).",
         "- Conformance vectors through CPU oracle, CPU fast and GPU (`ibp-conformance run --gpu`): **"
-        + grab(read(checks, "conformance-gpu.txt"), r"(\d+ passed, \d+ failed)") + "** (`conformance/results/gpu-h200.txt`).",
+        + grab(read(checks, "conformance-gpu.txt"), r"(\d+ passed, \d+ failed)") + f"** ({conformance_log}).",
         "- `ibp verify --gpu` on the real datasets (each compressed by `ibp compress` for size and with `--gpu`; every",
         "  chunk decoded on the GPU, payload in device and in pinned host memory, bytes equal to the CPU's): "
         + grab(read(checks, "cli-verify-gpu.txt"), r"ibp verify --gpu: ([^\n]*)") + ".",
