@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Twenty-third session (2026-12-05, evening). Here: `bash tools/gpu-run.sh --prepare`; on the device
+# (carry .devrun), one call per part:
+#   bash bench/results/gpu-2026-12-05-g/session.sh first   # H200: part full; another card: part fill
+#   bash bench/results/gpu-2026-12-05-g/session.sh full    # every GPU test and the bench (~3-9 min):
+#       then here python3 tools/gpu_results.py DIR/full --commit REV --wall-s S > bench/GPU_RESULTS.md
+#   bash bench/results/gpu-2026-12-05-g/session.sh fill    # GPU_NOTES idea 11: IBP_TILE_FILL=1 and
+#       =15 against the default, 256 MiB and 8 MiB entries, each interleaved twice (~5 min; the
+#       script of bench/results/gpu-2026-12-05-f/next-session.sh)
+#   bash bench/results/gpu-2026-12-05-g/session.sh prof    # Nsight Compute: the long-rows kernel on
+#       Fashion-MNIST at 84 KiB tiles (the default) and at 96 KiB (why the smaller tile is faster,
+#       GPU_NOTES entry 74), with stall samples per instruction (~2-3 min)
+set -u
+part=${1:-first}
+if [ "$part" = first ]; then
+    g=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
+    echo "$g"
+    case "$g" in *H200*) part=full ;; *) part=fill ;; esac
+fi
+case "$part" in
+full)
+    timeout 560 bash tools/gpu-full-run.sh
+    ;;
+fill)
+    bash bench/results/gpu-2026-12-05-f/next-session.sh
+    ;;
+prof)
+    R=${OUT:-/tmp/out}
+    for t in 86016 98304; do
+        mkdir -p "$R/prof-$t"
+        OUT=$R/prof-$t IBP_TILE_BYTES=$t IBP_PROFILE_STALLS=2 IBP_PROFILE_ONLY="long-fashion" bash tools/gpu-profile.sh
+    done
+    ;;
+esac
