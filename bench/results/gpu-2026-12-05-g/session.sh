@@ -7,6 +7,11 @@
 #   bash bench/results/gpu-2026-12-05-g/session.sh fill    # GPU_NOTES idea 11: IBP_TILE_FILL=1 and
 #       =15 against the default, 256 MiB and 8 MiB entries, each interleaved twice (~5 min; the
 #       script of bench/results/gpu-2026-12-05-f/next-session.sh)
+#   bash bench/results/gpu-2026-12-05-g/session.sh fill2   # (after part fill ran on an H100: fill
+#       gained wherever an entry's tiles were fewer than one wave of resident blocks and lost 1.5-6 %
+#       on entries of several waves, so fill_tile_rows now fills one partial wave only, on by
+#       default) the new default against IBP_TILE_FILL=0, 256 MiB and 8 MiB, each interleaved
+#       twice, then every GPU test with the new default (~7 min)
 #   bash bench/results/gpu-2026-12-05-g/session.sh prof    # Nsight Compute: the long-rows kernel on
 #       Fashion-MNIST at 84 KiB tiles (the default) and at 96 KiB (why the smaller tile is faster,
 #       GPU_NOTES entry 74), with stall samples per instruction (~2-3 min)
@@ -23,6 +28,22 @@ full)
     ;;
 fill)
     bash bench/results/gpu-2026-12-05-f/next-session.sh
+    ;;
+fill2)
+    . tools/gpu-ab-lib.sh
+    rm -rf /tmp/ab; mkdir -p /tmp/ab
+    for i in 1 2; do
+        IBP_TILE_FILL=0 ab off_$i "" $B
+        ab on_$i "" $B
+        IBP_TILE_FILL=0 ab off8_$i "" $B --target-mib 8
+        ab on8_$i "" $B --target-mib 8
+    done
+    report "compare decode off on" "compare decode off8 on8"
+    s=$(date +%s)
+    OUT=/tmp/ab/tests IBP_SKIP_BENCH=1 bash tools/gpu-run.sh > /tmp/ab/tests.run.log 2>&1
+    echo "tests rc $? $(($(date +%s) - s)) s" | tee -a /tmp/ab/summary.txt
+    tail -n 12 /tmp/ab/tests.run.log
+    tar czf "$R/ab.tgz" -C /tmp ab
     ;;
 prof)
     R=${OUT:-/tmp/out}

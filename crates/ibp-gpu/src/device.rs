@@ -173,12 +173,13 @@ pub(crate) fn tiles_by_records(class: usize) -> bool {
     class < 32 && (classes >> class) & 1 == 1
 }
 
-/// Whether range decodes by the tile kernels of `class` take [`crate::tiling::fill_tile_rows`]'s
-/// smaller tiles: no, unless the environment variable `IBP_TILE_FILL` (a bit per class, read once
-/// per process) says so, for A/B runs (GPU_NOTES idea 11).
+/// Whether range decodes by the tile kernels of `class` whose tiles are fewer than the resident
+/// blocks take [`crate::tiling::fill_tile_rows`]'s smaller tiles: yes for every class, unless the
+/// environment variable `IBP_TILE_FILL` (a bit per class, read once per process) says otherwise
+/// for A/B runs; `0` turns it off (GPU_NOTES entry 75).
 pub(crate) fn tile_fill(class: usize) -> bool {
     static CLASSES: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
-    let classes = *CLASSES.get_or_init(|| env_u32("IBP_TILE_FILL").unwrap_or(0));
+    let classes = *CLASSES.get_or_init(|| env_u32("IBP_TILE_FILL").unwrap_or(0b1111));
     class < 32 && (classes >> class) & 1 == 1
 }
 

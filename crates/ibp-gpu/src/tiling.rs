@@ -132,12 +132,15 @@ impl RowSegmentsSetting {
     }
 }
 
-/// The fewest rows per tile, a multiple of [`launch::TILE_WARPS`] and at most `tile_rows`, whose
-/// tiles for rows `first .. first + count` need no more waves of `resident` blocks than
-/// `tile_rows` does (`tile_rows` where no such multiple gives fewer rows): each block then
-/// decodes a smaller tile, and the waves the launch runs are as full as that count allows
-/// (GPU_NOTES idea 11: Cora's whole-entry decode, one wave of 340 tiles of 136 rows on 528
-/// resident blocks, read 0.89-0.91 of the D2D copy with tiles of about 96 rows against 0.81-0.90).
+/// Tile rows for rows `first .. first + count` whose `tile_rows`-row tiles are fewer than
+/// `resident` blocks (one partial wave): the fewest rows per tile, a multiple of
+/// [`launch::TILE_WARPS`] and at most `tile_rows`, whose tiles still fit that one wave, so that
+/// every resident block gets a smaller tile instead of some blocks a large one and the others
+/// nothing. `tile_rows` where the tiles fill a wave or more (each block then has tiles of its own,
+/// and smaller ones only add per-tile work: GPU_NOTES entry 75, -1.5-6 % on such entries), or
+/// where no smaller multiple fits. (Entry 75: Cora's whole-entry decode, 357-374 tiles of 128-136
+/// rows on 528 resident blocks of an H100, 0.81-0.86 -> 0.89-0.90 of the D2D copy with 96-row
+/// tiles; 8 MiB ranges of most entries 1.1-5x.)
 pub(crate) fn fill_tile_rows(
     layout: &EntryLayout,
     first: u64,
@@ -147,7 +150,10 @@ pub(crate) fn fill_tile_rows(
 ) -> GpuResult<u32> {
     let step = launch::TILE_WARPS;
     let tiles = |rows: u32| tile_starts(layout, first, count, rows).map(|t| t.tiles);
-    let limit = tiles(tile_rows)?.div_ceil(resident.max(1)) * resident.max(1);
+    let limit = resident.max(1);
+    if tiles(tile_rows)? >= limit {
+        return Ok(tile_rows);
+    }
     // Smallest k in 1 ..= tile_rows / step with tiles(k * step) <= limit (tiles only fall as
     // rows grow); none: tile_rows.
     let (mut lo, mut hi) = (1u32, tile_rows / step);
@@ -302,7 +308,7 @@ mod tests {
     use ibp_codec::EncodeOptions;
 
     #[test]
-    fn filled_tiles_are_the_fewest_rows_that_keep_the_waves() {
+    fn filled_tiles_are_the_fewest_rows_that_keep_one_partial_wave() {
         let mut rng = Rng::new(5);
         // Chunks of 64 rows of 256 B: 1,000 rows in 16 chunks, the last partial.
         let (metas, payloads) = encode_rows(
@@ -319,10 +325,14 @@ mod tests {
             for tile_rows in [8u32, 24, 40, 64, 136] {
                 for resident in [1u64, 3, 7, 16, 40, 1000] {
                     let rows = fill_tile_rows(&layout, first, count, tile_rows, resident).unwrap();
-                    let limit = tiles(first, count, tile_rows).div_ceil(resident) * resident;
                     let case = format!("rows {first} + {count}, {tile_rows} per tile, {resident} resident: {rows}");
+                    if tiles(first, count, tile_rows) >= resident {
+                        assert_eq!(rows, tile_rows, "{case}: a wave or more is left as it is");
+                        continue;
+                    }
+                    let limit = resident;
                     assert!(rows <= tile_rows && rows >= 1, "{case}");
-                    assert!(tiles(first, count, rows) <= limit, "{case}: more waves");
+                    assert!(tiles(first, count, rows) <= limit, "{case}: more than one wave");
                     if rows < tile_rows {
                         assert_eq!(rows % launch::TILE_WARPS, 0, "{case}");
                     }
@@ -338,6 +348,9 @@ mod tests {
         // One wave of 16 chunks' tiles of 64 rows (16 tiles) on 40 resident blocks: tiles of 32
         // rows (32 tiles) fill it better; 24 rows would need 47 tiles.
         assert_eq!(fill_tile_rows(&layout, 0, 1000, 64, 40).unwrap(), 32);
+        // 16 tiles on 16 or 7 resident blocks: a full wave, or more, left as it is.
+        assert_eq!(fill_tile_rows(&layout, 0, 1000, 64, 16).unwrap(), 64);
+        assert_eq!(fill_tile_rows(&layout, 0, 1000, 64, 7).unwrap(), 64);
     }
 
     #[test]
