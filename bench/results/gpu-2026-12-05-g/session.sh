@@ -15,6 +15,14 @@
 #   bash bench/results/gpu-2026-12-05-g/session.sh prof    # Nsight Compute: the long-rows kernel on
 #       Fashion-MNIST at 84 KiB tiles (the default) and at 96 KiB (why the smaller tile is faster,
 #       GPU_NOTES entry 74), with stall samples per instruction (~2-3 min)
+# Ran (2026-12-05 17:05-17:25 UTC): an H200 try failed; on an H100 (nvidia-h100-x1): first (= fill,
+# ab-fill.tgz), fill2 (ab-fill2.tgz, with the tests), prof, then one call more for two profiles of the
+# same case (tiles sized by records, and 96-row tiles):
+#   for v in IBP_TILE_RECORDS_GAIN=100 IBP_TILE_BYTES=75264; do d=$OUT/prof-${v#*=}; mkdir -p $d; env $v \
+#       OUT=$d IBP_PROFILE_STALLS=2 IBP_PROFILE_ONLY=long-fashion bash tools/gpu-profile.sh; done
+# (prof-long.tgz holds the four profiles' text, without their SASS pages), then full twice on the same
+# H100 (full-h100.tgz -> bench/GPU_RESULTS_H100.md; full-h100-2.tgz: a call naming nvidia-h200 ran on
+# the held H100). Results: GPU_NOTES entry 75.
 set -u
 part=${1:-first}
 if [ "$part" = first ]; then
