@@ -12,6 +12,10 @@
 #       on entries of several waves, so fill_tile_rows now fills one partial wave only, on by
 #       default) the new default against IBP_TILE_FILL=0, 256 MiB and 8 MiB, each interleaved
 #       twice, then every GPU test with the new default (~7 min)
+#   bash bench/results/gpu-2026-12-05-g/session.sh waves   # IBP_TILE_FILL_WAVES=2 (fill the last of
+#       up to 2 waves, not only a first partial one) against the default (1): the 256 MiB f32-sparse
+#       entries (the only ones of 1-2 waves: 768-1,024 tiles on 528 blocks) and every 8 MiB entry,
+#       each interleaved twice (~2 min)
 #   bash bench/results/gpu-2026-12-05-g/session.sh prof    # Nsight Compute: the long-rows kernel on
 #       Fashion-MNIST at 84 KiB tiles (the default) and at 96 KiB (why the smaller tile is faster,
 #       GPU_NOTES entry 74), with stall samples per instruction (~2-3 min)
@@ -51,6 +55,19 @@ fill2)
     OUT=/tmp/ab/tests IBP_SKIP_BENCH=1 bash tools/gpu-run.sh > /tmp/ab/tests.run.log 2>&1
     echo "tests rc $? $(($(date +%s) - s)) s" | tee -a /tmp/ab/summary.txt
     tail -n 12 /tmp/ab/tests.run.log
+    tar czf "$R/ab.tgz" -C /tmp ab
+    ;;
+waves)
+    . tools/gpu-ab-lib.sh
+    rm -rf /tmp/ab; mkdir -p /tmp/ab
+    for i in 1 2; do
+        ab on_$i "" $B --only f32-sparse
+        IBP_TILE_FILL_WAVES=2 ab w2_$i "" $B --only f32-sparse
+        ab on8_$i "" $B --target-mib 8
+        IBP_TILE_FILL_WAVES=2 ab w28_$i "" $B --target-mib 8
+    done
+    report "compare decode on w2" "compare decode on8 w28"
+    for r in on_1 w2_1 on8_1 w28_1; do echo "== $r"; grep -h "whole entry's tiles" /tmp/ab/$r/bench.log; done > /tmp/ab/tiles.txt
     tar czf "$R/ab.tgz" -C /tmp ab
     ;;
 prof)

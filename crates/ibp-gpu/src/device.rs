@@ -183,6 +183,14 @@ pub(crate) fn tile_fill(class: usize) -> bool {
     class < 32 && (classes >> class) & 1 == 1
 }
 
+/// The most waves of resident blocks a range's tiles may need for [`tile_fill`] to shrink them
+/// (`crate::tiling::fill_tile_rows`): 1, or the environment variable `IBP_TILE_FILL_WAVES` (read
+/// once per process; at least 1) for A/B runs.
+pub(crate) fn tile_fill_waves() -> u64 {
+    static WAVES: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *WAVES.get_or_init(|| env_u32("IBP_TILE_FILL_WAVES").map_or(1, |w| u64::from(w.max(1))))
+}
+
 /// Blocks of a tile kernel of `class` that fit on an SM at once with `smem` bytes of dynamic
 /// shared memory each: the registers' limit (`__launch_bounds__`: 4 for the general and lean
 /// kernels, 3 for the short-rows kernel, 2 for the long-rows kernel) or 228 KiB of shared memory

@@ -127,18 +127,20 @@ impl RowSegmentsSetting {
             return Ok((rows, segments));
         }
         let resident = crate::device::resident_tile_blocks(class, launch::tiles_smem(rows, tile_bytes, table));
-        let rows = fill_tile_rows(layout, first, count, rows, resident as u64 * sm_count.max(1) as u64)?;
+        let resident = resident as u64 * sm_count.max(1) as u64;
+        let rows = fill_tile_rows(layout, first, count, rows, resident, crate::device::tile_fill_waves())?;
         Ok((rows, segments))
     }
 }
 
-/// Tile rows for rows `first .. first + count` whose `tile_rows`-row tiles are fewer than
-/// `resident` blocks (one partial wave): the fewest rows per tile, a multiple of
-/// [`launch::TILE_WARPS`] and at most `tile_rows`, whose tiles still fit that one wave, so that
-/// every resident block gets a smaller tile instead of some blocks a large one and the others
-/// nothing. `tile_rows` where the tiles fill a wave or more (each block then has tiles of its own,
-/// and smaller ones only add per-tile work: GPU_NOTES entry 75, -1.5-6 % on such entries), or
-/// where no smaller multiple fits. (Entry 75: Cora's whole-entry decode, 357-374 tiles of 128-136
+/// Tile rows for rows `first .. first + count` whose `tile_rows`-row tiles need at most
+/// `max_waves` waves of `resident` blocks, the last one partial: the fewest rows per tile, a
+/// multiple of [`launch::TILE_WARPS`] and at most `tile_rows`, whose tiles still fit those waves,
+/// so that every resident block gets a smaller tile instead of some blocks a large one and the
+/// others nothing. `tile_rows` where the tiles need more waves or fill their last one (each block
+/// then has tiles of its own, and smaller ones only add per-tile work: GPU_NOTES entry 75, -1-6 %
+/// on entries of 7-11 waves), or where no smaller multiple fits. The default `max_waves` is 1
+/// ([`crate::device::tile_fill_waves`]). (Entry 75: Cora's whole-entry decode, 357-374 tiles of 128-136
 /// rows on 528 resident blocks of an H100, 0.81-0.86 -> 0.89-0.90 of the D2D copy with 96-row
 /// tiles; 8 MiB ranges of most entries 1.1-5x.)
 pub(crate) fn fill_tile_rows(
@@ -147,11 +149,15 @@ pub(crate) fn fill_tile_rows(
     count: u64,
     tile_rows: u32,
     resident: u64,
+    max_waves: u64,
 ) -> GpuResult<u32> {
     let step = launch::TILE_WARPS;
     let tiles = |rows: u32| tile_starts(layout, first, count, rows).map(|t| t.tiles);
-    let limit = resident.max(1);
-    if tiles(tile_rows)? >= limit {
+    let resident = resident.max(1);
+    let now = tiles(tile_rows)?;
+    let waves = now.div_ceil(resident);
+    let limit = waves * resident;
+    if waves > max_waves || now == limit {
         return Ok(tile_rows);
     }
     // Smallest k in 1 ..= tile_rows / step with tiles(k * step) <= limit (tiles only fall as
@@ -308,7 +314,7 @@ mod tests {
     use ibp_codec::EncodeOptions;
 
     #[test]
-    fn filled_tiles_are_the_fewest_rows_that_keep_one_partial_wave() {
+    fn filled_tiles_are_the_fewest_rows_that_keep_the_partial_waves() {
         let mut rng = Rng::new(5);
         // Chunks of 64 rows of 256 B: 1,000 rows in 16 chunks, the last partial.
         let (metas, payloads) = encode_rows(
@@ -323,16 +329,25 @@ mod tests {
         let tiles = |first, count, rows| tile_starts(&layout, first, count, rows).unwrap().tiles;
         for (first, count) in [(0u64, 1000u64), (10, 900), (999, 1), (100, 64)] {
             for tile_rows in [8u32, 24, 40, 64, 136] {
-                for resident in [1u64, 3, 7, 16, 40, 1000] {
-                    let rows = fill_tile_rows(&layout, first, count, tile_rows, resident).unwrap();
-                    let case = format!("rows {first} + {count}, {tile_rows} per tile, {resident} resident: {rows}");
-                    if tiles(first, count, tile_rows) >= resident {
-                        assert_eq!(rows, tile_rows, "{case}: a wave or more is left as it is");
+                for (resident, max_waves) in [1u64, 3, 7, 16, 40, 1000]
+                    .into_iter()
+                    .flat_map(|r| [(r, 1), (r, 2), (r, 3)])
+                {
+                    let rows = fill_tile_rows(&layout, first, count, tile_rows, resident, max_waves).unwrap();
+                    let case = format!(
+                        "rows {first} + {count}, {tile_rows} per tile, {resident} resident, {max_waves} waves: {rows}"
+                    );
+                    let now = tiles(first, count, tile_rows);
+                    let limit = now.div_ceil(resident) * resident;
+                    if now.div_ceil(resident) > max_waves || now == limit {
+                        assert_eq!(
+                            rows, tile_rows,
+                            "{case}: more waves, or full ones, are left as they are"
+                        );
                         continue;
                     }
-                    let limit = resident;
                     assert!(rows <= tile_rows && rows >= 1, "{case}");
-                    assert!(tiles(first, count, rows) <= limit, "{case}: more than one wave");
+                    assert!(tiles(first, count, rows) <= limit, "{case}: more waves");
                     if rows < tile_rows {
                         assert_eq!(rows % launch::TILE_WARPS, 0, "{case}");
                     }
@@ -347,10 +362,10 @@ mod tests {
         }
         // One wave of 16 chunks' tiles of 64 rows (16 tiles) on 40 resident blocks: tiles of 32
         // rows (32 tiles) fill it better; 24 rows would need 47 tiles.
-        assert_eq!(fill_tile_rows(&layout, 0, 1000, 64, 40).unwrap(), 32);
+        assert_eq!(fill_tile_rows(&layout, 0, 1000, 64, 40, 1).unwrap(), 32);
         // 16 tiles on 16 or 7 resident blocks: a full wave, or more, left as it is.
-        assert_eq!(fill_tile_rows(&layout, 0, 1000, 64, 16).unwrap(), 64);
-        assert_eq!(fill_tile_rows(&layout, 0, 1000, 64, 7).unwrap(), 64);
+        assert_eq!(fill_tile_rows(&layout, 0, 1000, 64, 16, 1).unwrap(), 64);
+        assert_eq!(fill_tile_rows(&layout, 0, 1000, 64, 7, 1).unwrap(), 64);
     }
 
     #[test]
