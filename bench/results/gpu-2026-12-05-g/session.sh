@@ -26,7 +26,10 @@
 #       OUT=$d IBP_PROFILE_STALLS=2 IBP_PROFILE_ONLY=long-fashion bash tools/gpu-profile.sh; done
 # (prof-long.tgz holds the four profiles' text, without their SASS pages), then full twice on the same
 # H100 (full-h100.tgz -> bench/GPU_RESULTS_H100.md; full-h100-2.tgz: a call naming nvidia-h200 ran on
-# the held H100). Results: GPU_NOTES entry 75.
+# the held H100); then waves (ab-waves.tgz) and, with IBP_TILE_FILL_WAVES=2 the default (13ea728),
+# every GPU test (tests-waves2.tgz):
+#   mkdir -p $OUT/tests; OUT=$OUT/tests IBP_SKIP_BENCH=1 bash tools/gpu-run.sh > $OUT/tests.run.log 2>&1
+# Results: GPU_NOTES entry 75.
 set -u
 part=${1:-first}
 if [ "$part" = first ]; then
