@@ -173,8 +173,9 @@ pub(crate) fn tiles_by_records(class: usize) -> bool {
     class < 32 && (classes >> class) & 1 == 1
 }
 
-/// Whether range decodes by the tile kernels of `class` whose tiles are fewer than the resident
-/// blocks take [`crate::tiling::fill_tile_rows`]'s smaller tiles: yes for every class, unless the
+/// Whether range decodes by the tile kernels of `class` whose tiles need at most
+/// [`tile_fill_waves`] waves of resident blocks, the last one partial, take
+/// [`crate::tiling::fill_tile_rows`]'s smaller tiles: yes for every class, unless the
 /// environment variable `IBP_TILE_FILL` (a bit per class, read once per process) says otherwise
 /// for A/B runs; `0` turns it off (GPU_NOTES entry 75).
 pub(crate) fn tile_fill(class: usize) -> bool {

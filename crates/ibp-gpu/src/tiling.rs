@@ -140,9 +140,10 @@ impl RowSegmentsSetting {
 /// others nothing. `tile_rows` where the tiles need more waves or fill their last one (each block
 /// then has tiles of its own, and smaller ones only add per-tile work: GPU_NOTES entry 75, -1-6 %
 /// on entries of 7-11 waves), or where no smaller multiple fits. The default `max_waves` is 2
-/// ([`crate::device::tile_fill_waves`]). (Entry 75: Cora's whole-entry decode, 357-374 tiles of 128-136
-/// rows on 528 resident blocks of an H100, 0.81-0.86 -> 0.89-0.90 of the D2D copy with 96-row
-/// tiles; 8 MiB ranges of most entries 1.1-5x.)
+/// ([`crate::device::tile_fill_waves`]). (Entry 75: Cora's whole-entry decode, 357-374 tiles of
+/// 128-136 rows on 528 resident blocks of an H100, 0.81-0.86 -> 0.89-0.90 of the D2D copy with
+/// 96-row tiles; f32-sparse 1 KiB rows, 768 tiles, 0.93 -> 1.01 with 1,024; 8 MiB ranges of most
+/// entries 1.1-5x.)
 pub(crate) fn fill_tile_rows(
     layout: &EntryLayout,
     first: u64,
