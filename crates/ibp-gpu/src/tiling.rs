@@ -155,6 +155,10 @@ pub(crate) fn fill_tile_rows(
     let step = launch::TILE_WARPS;
     let tiles = |rows: u32| tile_starts(layout, first, count, rows).map(|t| t.tiles);
     let resident = resident.max(1);
+    // A range has at least ceil(count / tile_rows) tiles: past the waves without walking its chunks.
+    if count.div_ceil(u64::from(tile_rows.max(1))) > max_waves.saturating_mul(resident) {
+        return Ok(tile_rows);
+    }
     let now = tiles(tile_rows)?;
     let waves = now.div_ceil(resident);
     let limit = waves * resident;
@@ -314,18 +318,24 @@ mod tests {
     use crate::testdata::{encode_rows, float_rows, Rng};
     use ibp_codec::EncodeOptions;
 
-    #[test]
-    fn filled_tiles_are_the_fewest_rows_that_keep_the_partial_waves() {
-        let mut rng = Rng::new(5);
-        // Chunks of 64 rows of 256 B: 1,000 rows in 16 chunks, the last partial.
+    /// The layout of `rows` generated f32 rows of `row_bytes` (seed `seed`) in chunks of
+    /// `chunk_rows`.
+    fn float_layout(seed: u64, rows: usize, row_bytes: usize, chunk_rows: usize) -> EntryLayout {
+        let mut rng = Rng::new(seed);
         let (metas, payloads) = encode_rows(
-            &float_rows(&mut rng, 1000, 256, 0.02, 4),
-            256,
+            &float_rows(&mut rng, rows, row_bytes, 0.02, 4),
+            row_bytes,
             &EncodeOptions::default(),
-            64,
+            chunk_rows,
         );
         let refs: Vec<&[u8]> = payloads.iter().map(|p| p.as_slice()).collect();
-        let layout = build_layout(256, &metas, &refs).unwrap();
+        build_layout(row_bytes as u64, &metas, &refs).unwrap()
+    }
+
+    #[test]
+    fn filled_tiles_are_the_fewest_rows_that_keep_the_partial_waves() {
+        // Chunks of 64 rows of 256 B: 1,000 rows in 16 chunks, the last partial.
+        let layout = float_layout(5, 1000, 256, 64);
         assert!(layout.chunks.len() > 4, "{} chunks", layout.chunks.len());
         let tiles = |first, count, rows| tile_starts(&layout, first, count, rows).unwrap().tiles;
         for (first, count) in [(0u64, 1000u64), (10, 900), (999, 1), (100, 64)] {
@@ -619,15 +629,7 @@ mod tests {
 
     #[test]
     fn range_tiles_cover_only_the_chunks_a_range_overlaps() {
-        let mut rng = Rng::new(8);
-        let (metas, payloads) = encode_rows(
-            &float_rows(&mut rng, 500, 64, 0.02, 4),
-            64,
-            &EncodeOptions::default(),
-            100,
-        );
-        let refs: Vec<&[u8]> = payloads.iter().map(|p| p.as_slice()).collect();
-        let layout = build_layout(64, &metas, &refs).unwrap();
+        let layout = float_layout(8, 500, 64, 100);
         assert_eq!(layout.chunks.len(), 5);
         // Rows 150 .. 349 with tiles of 32 rows: 50 rows of chunk 1, 100 of chunk 2, 50 of chunk 3.
         let t = tile_starts(&layout, 150, 200, 32).unwrap();
