@@ -8,6 +8,13 @@
 #       IBP_TILE_FILL_WAVES=6 against the default (2) on 32 MiB entries (most entries need 2-12
 #       waves there) and 64 MiB ones, each interleaved twice (~4 min); the bench's tile lines say
 #       which entries the rule changed
+#   bash bench/results/gpu-2026-12-05-h/session.sh staged  # IBP_LONG_STAGED_STORES (the long-rows
+#       kernel's vectors stored row by row from a shared-memory stage): K = 2 against the default,
+#       and K = 4 against the default stores, both with 96-row tiles (IBP_TILE_BYTES=75264: K = 4's
+#       16 KiB of static shared memory does not fit two blocks per SM beside 84 KiB tiles),
+#       Fashion-MNIST only, each interleaved twice (~3 min)
+# Ran (2026-12-05 19:20 UTC on): part first on an H200 (= full, full-h200.tgz ->
+# bench/GPU_RESULTS.md); the next call (waves) lost its machine before it finished.
 set -u
 part=${1:-first}
 if [ "$part" = first ]; then
@@ -31,6 +38,17 @@ waves)
     report "compare decode w2 w6" "compare decode v2 v6"
     for r in w2_1 w6_1 v2_1 v6_1; do echo "== $r"; grep -h "whole entry's tiles" /tmp/ab/$r/bench.log; done > /tmp/ab/tiles.txt
     tar czf "$R/ab.tgz" -C /tmp ab
+    ;;
+staged)
+    . tools/gpu-ab-lib.sh
+    rm -rf /tmp/ab; mkdir -p /tmp/ab
+    for i in 1 2; do
+        ab d_$i "" $B --only fashion
+        ab k2_$i "-DIBP_LONG_STAGED_STORES=2" $B --only fashion
+        IBP_TILE_BYTES=75264 ab t96_$i "" $B --only fashion
+        IBP_TILE_BYTES=75264 ab k4_$i "-DIBP_LONG_STAGED_STORES=4" $B --only fashion
+    done
+    report "compare decode d k2" "compare decode t96 k4" "compare decode d k4"
     ;;
 *)
     echo "unknown part $part" >&2
