@@ -91,8 +91,8 @@ __device__ __forceinline__ ibp_u32 warp_inclusive_scan(ibp_u32 x) {
 // zeros) takes its field offsets and totals from ballots and popcounts of the W-bit fields
 // instead of the five-step shuffle scan and the shuffle of its total: three votes on the round's
 // dependent chain instead of six shuffles (decode_coded_span, decode_table_span).
-// Built and checked on the CPU-run kernels, not yet timed on a GPU, so off by default (GPU_NOTES
-// entry 66).
+// Built in GPU_NOTES entry 66 and timed in entry 68: Cora and f32 at 5 % non-zero gather at the same
+// speed either way, so off by default.
 #ifndef IBP_ROUND_BALLOT_SCAN
 #define IBP_ROUND_BALLOT_SCAN 0
 #endif

@@ -318,45 +318,6 @@ __device__ __forceinline__ void slice_tile_rows(const IbpGatherParams& prm, cons
 #define IBP_LONG_LEAN_VECS 1
 #endif
 
-// IBP_LONG_STAGED_STORES=K (2, 4 or 8): in the long-rows kernel, a warp's lanes put their rows' 16-byte
-// vectors in a shared-memory stage, K per lane, and the warp stores them row by row: each store
-// instruction then writes whole 32-byte sectors of 32 / K rows (K * 16 contiguous bytes per row)
-// instead of one 16-byte half sector in each of 32 rows (the profile of GPU_NOTES entry 75 counts
-// 44 % more L2 sectors than the output and the records need). Static shared memory: K * 512 bytes
-// per warp. 0: each lane stores its vectors itself.
-#ifndef IBP_LONG_STAGED_STORES
-#define IBP_LONG_STAGED_STORES 0
-#endif
-#if IBP_LONG_STAGED_STORES != 0 && IBP_LONG_STAGED_STORES != 2 && IBP_LONG_STAGED_STORES != 4 && IBP_LONG_STAGED_STORES != 8
-#error "IBP_LONG_STAGED_STORES is 0, 2, 4 or 8"
-#endif
-
-#if IBP_LONG_STAGED_STORES
-// The stage, one for every instance of lane_tile_rows (static shared memory is at most 48 KiB).
-__shared__ uint4 ibp_long_stage[IBP_TILE_WARPS][IBP_LONG_STAGED_STORES * 32];
-#endif
-
-// The stage's slot of lane (row) r's k-th vector: vectors k of the 32 lanes side by side, the lanes
-// swizzled by k so that both the lanes' writes and the warp's row-by-row reads (32 / K rows of K
-// vectors per pass) fall in distinct 16-byte bank groups within each quarter warp.
-template <int K>
-__device__ __forceinline__ ibp_u32 stage_slot(ibp_u32 k, ibp_u32 r) {
-    return k * 32u + (r ^ (k * (8u / K)));
-}
-
-// Stores the nk (1 .. K) vectors the warp's lanes staged, vectors j0 / per_vec .. of each row: a
-// row group's rows row0 .. row0 + 31 (those below nrows), pass by pass K * 16 contiguous bytes of
-// 32 / K rows.
-template <int K>
-__device__ __forceinline__ void store_staged(const uint4* stage, ibp_u32 nk, ibp_u8* out0, ibp_u32 row_bytes,
-                                             ibp_u32 row0, ibp_u32 nrows, ibp_u32 byte0, ibp_u32 lane) {
-    for (ibp_u32 q = lane; q < 32u * nk; q += 32u) {
-        const ibp_u32 r = nk == K ? q / K : q / nk, k = q - r * nk;
-        if (row0 + r < nrows)
-            *(uint4*)(out0 + (row0 + r) * (ibp_u64)row_bytes + byte0 + k * 16u) = stage[stage_slot<K>(k, r)];
-    }
-}
-
 // One 16-byte vector of WB-byte words (WB 1 or 2) of a lane's row, none of whose positions has
 // IBP_TILE_MANY or IBP_TILE_MULTI: its fields start at stream bit base + pos (pos advanced past
 // them), read 32 bits at a time at or before the record's end (end, as the flat path reads); pv
@@ -459,32 +420,17 @@ __device__ __forceinline__ void lane_tile_rows(const IbpGatherParams& prm, const
         const ibp_u32 before = jb == 0 ? 0u : lane_prefix_bits<WB>(w, base, total_bits, ti_g, t.G <= 1, jb, lane);
         // T: stream bits the record's fields use (a raw record: row_bytes * 8, its words from bit 0).
         ibp_u32 T = raw ? row_bytes * 8 : 0u;
-        const bool copy_raw = valid && raw && ((base >> 3) & 15u) == 0;
-#if IBP_LONG_STAGED_STORES
-        // Every lane of the warp runs the vector loop (its bounds are the warp's), so that the warp
-        // stores its staged vectors together: raw records copied into the stage, rows past the
-        // tile's staging nothing.
-        constexpr ibp_u32 K = IBP_LONG_STAGED_STORES;
-        uint4* const stage = ibp_long_stage[warp];
-        const uint4* const from_raw = (const uint4*)((const ibp_u8*)w + (base >> 3));
-        {
-#else
         ibp_u8* const dst = out0 + row * (ibp_u64)row_bytes;
-        if (copy_raw) {
+        if (valid && raw && ((base >> 3) & 15u) == 0) {
             // Bytes of a raw record are the row's: copied as 16-byte vectors.
             const uint4* const from = (const uint4*)((const ibp_u8*)w + (base >> 3));
             for (ibp_u32 v = jb / per_vec; v < je / per_vec; v++) ((uint4*)dst)[v] = from[v];
         } else if (valid) {
-#endif
             ibp_u32 pos = coded ? n + before : jb * W;  // stream bit of the next field, from the record's start
             ibp_u32 pw = coded ? sbits32(w, base + min(jb & ~31u, total_bits)) : 0u;  // participation bits of words j0 & ~31 ..
             for (ibp_u32 j0 = jb; j0 < je; j0 += per_vec) {
                 if ((j0 & 31u) == 0 && j0 != jb) pw = coded ? sbits32(w, base + min(j0, total_bits)) : 0u;
                 uint4 acc = make_uint4(0u, 0u, 0u, 0u);
-#if IBP_LONG_STAGED_STORES
-                if (copy_raw) acc = from_raw[j0 / per_vec];
-                else if (valid) {
-#endif
                 ibp_u32 forms = 0;  // the run-form flags of the vector's positions
 #pragma unroll
                 for (ibp_u32 k = 0; k < per_vec; k++) forms |= ti_g[j0 + k].w;
@@ -537,24 +483,9 @@ __device__ __forceinline__ void lane_tile_rows(const IbpGatherParams& prm, const
                         pos += field_bits(p, ti, W);
                     }
                 }
-#if IBP_LONG_STAGED_STORES
-                }
-                const ibp_u32 k = (j0 - jb) / per_vec % K;
-                stage[stage_slot<K>(k, lane)] = acc;
-                if (k == K - 1 || j0 + per_vec >= je) {
-                    __syncwarp();
-                    store_staged<K>(stage, k + 1, out0, row_bytes, group * 32, t.nrows, (j0 - k * per_vec) * WB, lane);
-                    __syncwarp();
-                }
-#else
                 *(uint4*)(dst + j0 * WB) = acc;
-#endif
             }
-#if IBP_LONG_STAGED_STORES
-            if (valid && !copy_raw) T = pos;
-#else
             T = pos;
-#endif
         }
         // Record length rule L == align_up(ceil(T/8), A) (T > 8L fails it too), then padding bits
         // T .. 8L-1 zero: checked by the row's last segment, which ends at the record's T.

@@ -13,8 +13,11 @@
 #       and K = 4 against the default stores, both with 96-row tiles (IBP_TILE_BYTES=75264: K = 4's
 #       16 KiB of static shared memory does not fit two blocks per SM beside 84 KiB tiles),
 #       Fashion-MNIST only, each interleaved twice (~3 min)
-# Ran (2026-12-05 19:20 UTC on): part first on an H200 (= full, full-h200.tgz ->
-# bench/GPU_RESULTS.md); the next call (waves) lost its machine before it finished.
+# Ran (2026-12-05, 19:05-19:32 UTC): part first on an H200 (= full, full-h200.tgz ->
+# bench/GPU_RESULTS.md); the next call (waves) lost its machine before it finished; then on an H100
+# (nvidia-h100-x1) staged (ab-staged.tgz; the switch's code: tried-long-staged-stores.diff) and
+# waves (ab-waves.tgz). Results: GPU_NOTES entry 76. The switch was removed afterwards, so part
+# staged needs 6ee4d5b's kernels.
 set -u
 part=${1:-first}
 if [ "$part" = first ]; then
