@@ -13,6 +13,11 @@
 #       and K = 4 against the default stores, both with 96-row tiles (IBP_TILE_BYTES=75264: K = 4's
 #       16 KiB of static shared memory does not fit two blocks per SM beside 84 KiB tiles),
 #       Fashion-MNIST only, each interleaved twice (~3 min)
+#   bash bench/results/gpu-2026-12-05-h/session.sh flat    # IBP_FLAT_ROUNDS (round pairs of 0/W-bit
+#       fields without the scan and the deposit: Cora, f32 at 5 % non-zero) with and without
+#       IBP_SPLIT_MIN_BLOCKS=8 (ibp_gather_split kept at 64 registers) against the default: host
+#       gathers of Cora, f32-sparse and (control) dense 1 KiB q4 rows at 1K-64K-row batches, and
+#       whole-entry decode of every entry, each interleaved twice (~5-8 min)
 # Ran (2026-12-05, 19:05-19:32 UTC): part first on an H200 (= full, full-h200.tgz ->
 # bench/GPU_RESULTS.md); the next call (waves) lost its machine before it finished; then on an H100
 # (nvidia-h100-x1) staged (ab-staged.tgz; the switch's code: tried-long-staged-stores.diff) and
@@ -52,6 +57,23 @@ staged)
         IBP_TILE_BYTES=75264 ab k4_$i "-DIBP_LONG_STAGED_STORES=4" $B --only fashion
     done
     report "compare decode d k2" "compare decode t96 k4" "compare decode d k4"
+    ;;
+flat)
+    . tools/gpu-ab-lib.sh
+    rm -rf /tmp/ab; mkdir -p /tmp/ab
+    export GAB_BATCHES=1024,4096,16384,65536
+    for i in 1 2; do
+        for v in "base:" "flat:-DIBP_FLAT_ROUNDS=1" "flat8:-DIBP_FLAT_ROUNDS=1 -DIBP_SPLIT_MIN_BLOCKS=8"; do
+            n=${v%%:*} d=${v#*:}
+            gab c${n}_$i "$d" --only cora
+            gab s${n}_$i "$d" --only f32-sparse
+            gab q${n}_$i "$d" --only f32-normal-q4 --row-bytes 1024
+            ab a${n}_$i "$d" $B
+        done
+    done
+    report "compare gathers cbase cflat" "compare gathers cbase cflat8" "compare gathers sbase sflat" \
+        "compare gathers sbase sflat8" "compare gathers qbase qflat8" "compare decode abase aflat" \
+        "compare decode abase aflat8"
     ;;
 *)
     echo "unknown part $part" >&2
