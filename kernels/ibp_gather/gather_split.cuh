@@ -69,16 +69,7 @@ __device__ __forceinline__ ibp_u32 split_row(const SmemRecord& rec, ibp_u8* dst,
                  : coded_tail(rec, pos, align_log2, partial_bad, lane);
 }
 
-// IBP_SPLIT_MIN_BLOCKS: blocks per SM that __launch_bounds__ asks ptxas to fit (0: none; the host
-// counts on 8 blocks of 4 warps, kernel_choice::SPLIT_RESIDENT_WARPS_PER_SM, which 64 registers give).
-#ifndef IBP_SPLIT_MIN_BLOCKS
-#define IBP_SPLIT_MIN_BLOCKS 0
-#endif
-#if IBP_SPLIT_MIN_BLOCKS
-extern "C" __global__ void __launch_bounds__(32 * IBP_WARPS_PER_BLOCK, IBP_SPLIT_MIN_BLOCKS)
-#else
 extern "C" __global__ void __launch_bounds__(32 * IBP_WARPS_PER_BLOCK)
-#endif
 ibp_gather_split(const IbpGatherParams prm, ibp_u32 split_log2, ibp_u32 split_words) {
     IBP_DYNAMIC_SMEM(ibp_stage);
     __shared__ ibp_u64 first_rows_smem[IBP_SMEM_CHUNKS];

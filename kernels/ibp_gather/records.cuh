@@ -97,16 +97,6 @@ __device__ __forceinline__ ibp_u32 warp_inclusive_scan(ibp_u32 x) {
 #define IBP_ROUND_BALLOT_SCAN 0
 #endif
 
-// IBP_FLAT_ROUNDS=1: in decode_coded_span, a round pair whose fields are all 0 or W bits long (every
-// word wholly invariant and participating, or read whole: Cora's rows and f32 at 5 % non-zero, where
-// 97-99 % of words are their Bitval) decodes without the field scan and the deposit: offsets from
-// ballots of the W-bit fields, a W-bit word's field read from the stream, every other word its
-// Bitval (what the deposit of no free bits gives). Same words, checks and codes as the general
-// round. 0: every round through the scan and the deposit.
-#ifndef IBP_FLAT_ROUNDS
-#define IBP_FLAT_ROUNDS 0
-#endif
-
 // Lanes 0 .. lane of the warp (the special register on the GPU).
 __device__ __forceinline__ ibp_u32 lanemask_le(ibp_u32 lane) {
 #ifdef __CUDA_ARCH__
@@ -115,17 +105,6 @@ __device__ __forceinline__ ibp_u32 lanemask_le(ibp_u32 lane) {
     return m;
 #else
     return 0xffffffffu >> (31u - lane);
-#endif
-}
-
-// Lanes 0 .. lane - 1 of the warp.
-__device__ __forceinline__ ibp_u32 lanemask_lt(ibp_u32 lane) {
-#ifdef __CUDA_ARCH__
-    ibp_u32 m;
-    asm("mov.u32 %0, %%lanemask_lt;" : "=r"(m));
-    return m;
-#else
-    return (1u << lane) - 1u;
 #endif
 }
 
@@ -196,39 +175,6 @@ __device__ __forceinline__ ibp_u32 decode_coded_span(const Rec& rec, ibp_u8* dst
         }
         const ibp_u32 fa = pa ? W - (ibp_u32)(WB == 8 ? __popcll((ibp_u64)ma) : __popc((ibp_u32)ma)) : W;
         const ibp_u32 fb = active_b ? (pb ? W - (ibp_u32)(WB == 8 ? __popcll((ibp_u64)mb) : __popc((ibp_u32)mb)) : W) : 0u;
-#if IBP_FLAT_ROUNDS
-        if (__all_sync(FULL_MASK, (fa == 0 || fa == W) && (fb == 0 || fb == W))) {
-            // Fields of W bits (wide) or none: a lane's offset is W times the wide lanes before it.
-            const bool wide_a = fa == W, wide_b = fb == W;
-            const ibp_u32 votes_a = __ballot_sync(FULL_MASK, wide_a), votes_b = __ballot_sync(FULL_MASK, wide_b);
-            const ibp_u32 bits_a = W * (ibp_u32)__popc(votes_a), bits_b = W * (ibp_u32)__popc(votes_b);
-            if (pos + bits_a + bits_b > total_bits) return IBP_STATUS_ROW_LENGTH;
-            const ibp_u32 before = lanemask_lt(lane);
-            R word_a = ba;  // no free bits: the Bitval (ba | deposit(v, 0))
-            if (wide_a) {
-                const ibp_u32 sa = pos + W * (ibp_u32)__popc(votes_a & before);
-                const R v = WB == 8 ? (R)rec.bits64(sa) : (R)(rec.bits32(sa) & low_mask32(W));
-                word_a = pa ? (R)(ba | v) : v;  // participating with no invariant bits: ba | deposit(v, all)
-            }
-            store_word<WB>(dst, ja, word_a, WB, aligned);
-            if (active_b) {
-                R word = bb;
-                if (wide_b) {
-                    const ibp_u32 sb = pos + bits_a + W * (ibp_u32)__popc(votes_b & before);
-                    const R v = WB == 8 ? (R)rec.bits64(sb) : (R)(rec.bits32(sb) & low_mask32(W));
-                    word = pb ? (R)(bb | v) : v;
-                }
-                if (jb + 1 == n) {
-                    if (last_bytes < WB) partial_bad = (word >> (8 * last_bytes)) != 0;
-                    store_word<WB>(dst, jb, word, last_bytes, aligned);
-                } else {
-                    store_word<WB>(dst, jb, word, WB, aligned);
-                }
-            }
-            pos += bits_a + bits_b;
-            continue;
-        }
-#endif
         ibp_u32 sums;
         const ibp_u32 x = round_scan(fa, fb, W, lane, sums);
         const ibp_u32 bits_a = sums & 0xffffu, bits_b = sums >> 16;

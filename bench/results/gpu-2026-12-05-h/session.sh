@@ -21,8 +21,9 @@
 # Ran (2026-12-05, 19:05-19:32 UTC): part first on an H200 (= full, full-h200.tgz ->
 # bench/GPU_RESULTS.md); the next call (waves) lost its machine before it finished; then on an H100
 # (nvidia-h100-x1) staged (ab-staged.tgz; the switch's code: tried-long-staged-stores.diff) and
-# waves (ab-waves.tgz). Results: GPU_NOTES entry 76. The switch was removed afterwards, so part
-# staged needs 6ee4d5b's kernels.
+# waves (ab-waves.tgz), then flat (ab-flat.tgz; the switches' code: tried-flat-rounds.diff).
+# Results: GPU_NOTES entry 76. The switches were removed afterwards, so part staged needs 6ee4d5b's
+# kernels and part flat 14caa7b's.
 set -u
 part=${1:-first}
 if [ "$part" = first ]; then
