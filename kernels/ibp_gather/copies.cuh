@@ -71,3 +71,26 @@ __device__ __forceinline__ void warp_copy(ibp_u8* dst, const ibp_u8* src, ibp_u6
         for (ibp_u64 t = lane; t < n; t += 32) dst[t] = src[t];
     }
 }
+
+// IBP_GATHER_DIAG: a diagnostic build of the host gathers (ibp_gather, ibp_gather_split), never
+// correct output, for timing where a gather's time goes (the bench must run with
+// IBP_BENCH_UNCHECKED=1). For a coded record that was staged in shared memory: 1 (no decode) writes
+// the output row with a value made of the record's first word instead of decoding it; 2 (no decode,
+// no row) writes that word alone. Lookups, the record's read and its staging are as always; raw
+// records are copied as always. 0: the kernels as they are.
+#ifndef IBP_GATHER_DIAG
+#define IBP_GATHER_DIAG 0
+#endif
+
+// IBP_GATHER_DIAG's stand-in for a row's decode: thread t of `threads` (a warp's lanes, or a group
+// of warps') writes its share of the n bytes at dst with v (4-byte stores where dst and n allow),
+// or, at IBP_GATHER_DIAG 2, thread 0 writes v's low byte alone.
+__device__ __forceinline__ void diag_fill(ibp_u8* dst, ibp_u64 n, ibp_u32 v, ibp_u32 t, ibp_u32 threads) {
+    if (IBP_GATHER_DIAG == 2) {
+        if (t == 0 && n > 0) dst[0] = (ibp_u8)v;
+    } else if (((((size_t)dst) | n) & 3) == 0) {
+        for (ibp_u64 i = t; i < (n >> 2); i += threads) ((ibp_u32*)dst)[i] = v;
+    } else {
+        for (ibp_u64 i = t; i < n; i += threads) dst[i] = (ibp_u8)v;
+    }
+}

@@ -199,6 +199,8 @@ __device__ __forceinline__ void finish(const IbpGatherParams& prm, const Job& jo
             bool bad = false;
             for (ibp_u64 t = prm.row_bytes + lane; t < job.len; t += 32) bad |= from[t] != 0;
             if (__any_sync(FULL_MASK, bad)) code = IBP_STATUS_PADDING;
+        } else if (IBP_GATHER_DIAG && job.staged) {
+            diag_fill(dst, prm.row_bytes, ((const ibp_u32*)buf)[0], lane, 32);
         } else if (job.staged && job.table) {
             const ibp_u32 n = job.n, row_bytes = prm.row_bytes;
             const bool n_ok = words_fit_row(n, job.wb, row_bytes);

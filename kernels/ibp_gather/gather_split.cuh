@@ -99,7 +99,9 @@ ibp_gather_split(const IbpGatherParams prm, ibp_u32 split_log2, ibp_u32 split_wo
             for (ibp_u64 i = t; i < vecs; i += threads) ((uint4*)stage)[i] = src[i];
         }
         __syncthreads();
-        if (split) {
+        if (split && IBP_GATHER_DIAG) {
+            diag_fill(prm.out + k * (ibp_u64)prm.row_bytes, prm.row_bytes, ((const ibp_u32*)stage)[0], sub * 32 + lane, S * 32);
+        } else if (split) {
             SmemRecord rec;
             rec.w = (const ibp_u32*)stage;
             rec.len = job.len;

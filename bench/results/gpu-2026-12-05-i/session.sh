@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Twenty-fifth session (2026-12-05, night): no device machine was lent, so this script waits for the
 # next session. Here: `bash tools/gpu-run.sh --prepare`; on the device (carry .devrun), one call per
-# part (Fashion-MNIST's 256 MiB entries only; whole-entry decode / D2D, every variant interleaved
-# twice with the default):
+# part (diag and bulk: whole-entry decode / D2D of Fashion-MNIST's 256 MiB entries; every variant
+# interleaved twice with the default; results: GPU_NOTES entry 77 says what each part answers):
 #   bash bench/results/gpu-2026-12-05-i/session.sh first  # the card's name, then part diag
 #   bash bench/results/gpu-2026-12-05-i/session.sh diag   # where the long-rows kernel's time goes
 #       (IBP_LONG_DIAG, never correct output, so IBP_BENCH_UNCHECKED=1): 1 no stores (decode kept,
@@ -15,6 +15,10 @@
 #       shared memory, each lane's K vectors written by one cp.async.bulk): K = 4; K = 2 with two
 #       buffers; K = 8 on 96-row tiles (IBP_TILE_BYTES=75264, 3 staging warps) against the default
 #       on the same tiles; output checked byte for byte by the bench (~4 min)
+#   bash bench/results/gpu-2026-12-05-i/session.sh gdiag  # where the sparse rows' host gathers
+#       lose to ideal (IBP_GATHER_DIAG, IBP_BENCH_UNCHECKED=1): 1 no decode (each coded row written
+#       with a made-up value), 2 no decode and no row written; Cora and f32 at 5 % non-zero (1 and 4
+#       KiB rows), 1K-64K-row batches, each interleaved twice with the default (~6-8 min)
 #   bash bench/results/gpu-2026-12-05-i/session.sh prof   # Nsight Compute of the long-rows kernel:
 #       default, IBP_LONG_DIAG=1 and IBP_LONG_BULK_STORES=4 (memory sections: L2 requests, xbar)
 #   DEFINES="-DIBP_LONG_BULK_STORES=4" bash bench/results/gpu-2026-12-05-i/session.sh tests
@@ -48,12 +52,27 @@ run_bulk() {
     report "compare decode d b4" "compare decode d b22" "compare decode t96 b8"
     mv "$R/ab.tgz" "$R/ab-bulk.tgz"
 }
+run_gdiag() {
+    rm -rf /tmp/ab; mkdir -p /tmp/ab
+    export GAB_BATCHES=1024,4096,16384,65536
+    for i in 1 2; do
+        for v in "base:" "g1:-DIBP_GATHER_DIAG=1" "g2:-DIBP_GATHER_DIAG=2"; do
+            n=${v%%:*} d=${v#*:}
+            IBP_BENCH_UNCHECKED=1 gab c${n}_$i "$d" --only cora
+            IBP_BENCH_UNCHECKED=1 gab s${n}_$i "$d" --only f32-sparse
+        done
+    done
+    report "compare gathers cbase cg1" "compare gathers cbase cg2" "compare gathers sbase sg1" \
+        "compare gathers sbase sg2"
+    mv "$R/ab.tgz" "$R/ab-gdiag.tgz"
+}
 case "$part" in
 first)
     nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1
     run_diag
     ;;
 diag) run_diag ;;
+gdiag) run_gdiag ;;
 bulk) run_bulk ;;
 prof)
     for v in "base:" "diag1:-DIBP_LONG_DIAG=1" "bulk4:-DIBP_LONG_BULK_STORES=4"; do

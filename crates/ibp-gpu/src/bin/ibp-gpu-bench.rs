@@ -309,13 +309,14 @@ fn timed_checked_decode(
 }
 
 /// Whether `IBP_BENCH_UNCHECKED=1` asks for a run without output checks: for diagnostic kernel
-/// builds (`-DIBP_LONG_DIAG=N`, kernels/ibp_gather/short_rows.cuh) that time parts of a kernel and
-/// never decode correctly. The bench then says so in its log.
+/// builds (`-DIBP_LONG_DIAG=N`, kernels/ibp_gather/short_rows.cuh; `-DIBP_GATHER_DIAG=N`,
+/// kernels/ibp_gather/copies.cuh) that time parts of a kernel and never decode correctly. The
+/// bench then says so in its log.
 fn unchecked_run() -> bool {
     std::env::var("IBP_BENCH_UNCHECKED").is_ok_and(|v| v == "1")
 }
 
-/// Panics naming `what` unless the whole-entry decode `got` equals `want`, or the run is unchecked
+/// Panics naming `what` unless the decoded bytes `got` equal `want`, or the run is unchecked
 /// ([`unchecked_run`]).
 fn check_decoded(got: &[u8], want: &[u8], what: &str) {
     if !unchecked_run() {
@@ -474,7 +475,7 @@ fn main() {
     // IBP_GATHER_SPANS=1 so that every entry has one).
     let ab_spans = std::env::var("IBP_BENCH_AB_SPANS").is_ok_and(|v| v == "1");
     if unchecked_run() {
-        println!("IBP_BENCH_UNCHECKED=1: whole-entry decodes are timed but NOT checked (diagnostic kernel builds)");
+        println!("IBP_BENCH_UNCHECKED=1: decodes and gathers are timed but NOT checked (diagnostic kernel builds)");
     }
     let mut l2_flush: CudaSlice<u8> = stream.alloc_zeros(128 << 20).unwrap();
     println!(
@@ -609,11 +610,10 @@ fn main() {
                 ent.gather(&rows, &mut o, &stream).unwrap().wait().unwrap();
                 let got = stream.clone_dtoh(&o).unwrap();
                 for (k, &r) in rows.iter().enumerate() {
-                    assert_eq!(
+                    check_decoded(
                         &got[k * rb..(k + 1) * rb],
                         &raw.as_slice()[r as usize * rb..(r as usize + 1) * rb],
-                        "{} row {r}: GPU output differs",
-                        ds.name
+                        &format!("{} row {r}: GPU gather", ds.name),
                     );
                 }
             }
