@@ -81,6 +81,8 @@ const AB_SWITCHES: [&[&str]; 3] = [
         "-DIBP_TILE_CHUNK_CACHE=0",
         "-DIBP_TILE_LEN_UNROLL=0",
         "-DIBP_TILE_CARRY_START=0",
+        "-DIBP_LONG_BULK_STORES=4",
+        "-DIBP_GATHER_DIAG=2",
     ],
     &[
         "-DIBP_LEAN_HOIST=2",
@@ -90,6 +92,8 @@ const AB_SWITCHES: [&[&str]; 3] = [
         "-DIBP_SLICE_RAW_VECS=0",
         "-DIBP_SLICE_BITBUF=0",
         "-DIBP_GATHER_MIN_BLOCKS=8",
+        "-DIBP_LONG_DIAG=2",
+        "-DIBP_GATHER_DIAG=1",
     ],
     &[
         "-DIBP_LEAN_HOIST=4",
@@ -97,6 +101,9 @@ const AB_SWITCHES: [&[&str]; 3] = [
         "-DIBP_LONG_WIDE_READS=1",
         "-DIBP_ROUND_BALLOT_SCAN=1",
         "-DIBP_LONG_LEAN_VECS=0",
+        "-DIBP_LONG_DIAG=1",
+        "-DIBP_LONG_BULK_STORES=2",
+        "-DIBP_LONG_BULK_BUFFERS=2",
     ],
 ];
 
