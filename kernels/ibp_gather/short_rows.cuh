@@ -330,37 +330,6 @@ __device__ __forceinline__ void slice_tile_rows(const IbpGatherParams& prm, cons
 #define IBP_LONG_DIAG 0
 #endif
 
-// IBP_LONG_BULK_STORES=K (2, 4 or 8): in the long-rows kernel, warps 0 .. IBP_LONG_STAGE_WARPS-1
-// put each lane's 16-byte output vectors in a shared-memory stage, K per lane (IBP_LONG_BULK_BUFFERS
-// such groups of K per lane, used in turn), and each lane hands a full group to the TMA unit as
-// one bulk copy of K * 16 contiguous bytes of its row (cp.async.bulk, sm_90): the LSU then issues
-// one shared-memory store per vector instead of a global store that touches 32 rows, and the L2
-// receives whole sectors. A lane's slots start (K * IBP_LONG_BULK_BUFFERS + 1) * 16 bytes apart, an
-// odd number of 16-byte units, so the 8 lanes of a quarter warp store to distinct banks. Static
-// shared memory: IBP_LONG_STAGE_WARPS * 32 * that stride (K = 4, one buffer: 10 KiB). Other warps
-// (row segments) store as before. 0: every lane stores its vectors itself.
-#ifndef IBP_LONG_BULK_STORES
-#define IBP_LONG_BULK_STORES 0
-#endif
-#ifndef IBP_LONG_BULK_BUFFERS
-#define IBP_LONG_BULK_BUFFERS 1
-#endif
-#ifndef IBP_LONG_STAGE_WARPS
-#define IBP_LONG_STAGE_WARPS 4
-#endif
-#if IBP_LONG_BULK_STORES != 0 && IBP_LONG_BULK_STORES != 2 && IBP_LONG_BULK_STORES != 4 && IBP_LONG_BULK_STORES != 8
-#error "IBP_LONG_BULK_STORES is 0, 2, 4 or 8"
-#endif
-#if IBP_LONG_BULK_STORES && !IBP_HAS_BULK_STORES
-#error "IBP_LONG_BULK_STORES needs sm_90 (cp.async.bulk)"
-#endif
-#define IBP_LONG_BULK_STRIDE ((IBP_LONG_BULK_STORES * IBP_LONG_BULK_BUFFERS + 1) * 16)
-#if IBP_LONG_BULK_STORES
-// The stage, one for every instance of lane_tile_rows (a kernel's static shared memory is at most
-// 48 KiB, and a function's static one would be allocated per instance).
-__shared__ __align__(16) ibp_u8 ibp_long_bulk_stage[IBP_LONG_STAGE_WARPS * 32 * IBP_LONG_BULK_STRIDE];
-#endif
-
 // One 16-byte vector of WB-byte words (WB 1 or 2) of a lane's row, none of whose positions has
 // IBP_TILE_MANY or IBP_TILE_MULTI: its fields start at stream bit base + pos (pos advanced past
 // them), read 32 bits at a time at or before the record's end (end, as the flat path reads); pv
@@ -440,11 +409,6 @@ __device__ __forceinline__ void lane_tile_rows(const IbpGatherParams& prm, const
     const ibp_u32 row_groups = (t.nrows + 31) / 32;
     const ibp_u32 S = max(1u, min(min(min(prm.row_segments, (ibp_u32)IBP_LONG_SEGMENTS), IBP_TILE_WARPS / max(row_groups, 1u)),
                                   nv / IBP_LONG_SEGMENT_VECS));
-#if IBP_LONG_BULK_STORES
-    constexpr ibp_u32 BK = IBP_LONG_BULK_STORES, BB = IBP_LONG_BULK_BUFFERS;
-    const bool bulk = warp < IBP_LONG_STAGE_WARPS;  // the same in every lane
-    uint4* const stage = (uint4*)(ibp_long_bulk_stage + ((warp % IBP_LONG_STAGE_WARPS) * 32 + lane) * IBP_LONG_BULK_STRIDE);
-#endif
     for (ibp_u32 unit = warp; unit < row_groups * S; unit += IBP_TILE_WARPS) {
         const ibp_u32 group = unit / S, seg = unit - group * S;
         const ibp_u32 jb = seg * nv / S * per_vec, je = (seg + 1) * nv / S * per_vec;  // the segment's words
@@ -484,9 +448,6 @@ __device__ __forceinline__ void lane_tile_rows(const IbpGatherParams& prm, const
             ibp_u32 pos = coded ? n + before : jb * W;  // stream bit of the next field, from the record's start
             ibp_u32 pw = coded ? sbits32(w, base + min(jb & ~31u, total_bits)) : 0u;  // participation bits of words j0 & ~31 ..
             uint4 sink = make_uint4(0u, 0u, 0u, 0u);  // IBP_LONG_DIAG 1 and 3: the one value stored per row
-#if IBP_LONG_BULK_STORES
-            ibp_u32 staged = 0, buffer = 0, staged_at = 0;  // vectors in the stage's buffer, which one, byte of its first
-#endif
             for (ibp_u32 j0 = jb; j0 < je; j0 += per_vec) {
                 if (IBP_LONG_DIAG >= 2) {
                     if (IBP_LONG_DIAG == 2) *(uint4*)(dst + j0 * WB) = make_uint4(row, j0, base, pos);
@@ -547,25 +508,8 @@ __device__ __forceinline__ void lane_tile_rows(const IbpGatherParams& prm, const
                     }
                 }
                 if (IBP_LONG_DIAG == 1) sink = make_uint4(sink.x ^ acc.x, sink.y ^ acc.y, sink.z ^ acc.z, sink.w ^ acc.w);
-#if IBP_LONG_BULK_STORES
-                else if (bulk) {
-                    if (staged == 0) staged_at = j0 * WB;
-                    stage[buffer * BK + staged] = acc;
-                    if (++staged == BK || j0 + per_vec >= je) {
-                        bulk_fence();
-                        bulk_s2g(dst + staged_at, stage + buffer * BK, staged * 16u);
-                        bulk_commit();
-                        staged = 0;
-                        buffer = BB > 1 ? (buffer + 1) % BB : 0;
-                        bulk_wait_read<BB - 1>();  // the buffer written next has been read
-                    }
-                }
-#endif
                 else *(uint4*)(dst + j0 * WB) = acc;
             }
-#if IBP_LONG_BULK_STORES
-            if (bulk) bulk_wait_read<0>();  // the stage is free for the next unit
-#endif
             if (IBP_LONG_DIAG == 1 || IBP_LONG_DIAG == 3) *(uint4*)(dst + jb * WB) = sink;
             T = pos;
         }

@@ -51,37 +51,6 @@ inline void cp_async16(ibp_smem_addr d, const uint4* s) { *(uint4*)d = *s; }
 inline void cp_async_wait_all() {}
 #endif
 #endif
-// Bulk asynchronous copies shared -> global (sm_90, the TMA unit; for IBP_LONG_BULK_STORES in
-// short_rows.cuh): bulk_fence makes this thread's shared-memory stores visible to the copies,
-// bulk_s2g issues one of `bytes` (a multiple of 16, both ends 16-byte aligned), bulk_commit closes
-// this thread's group of them, bulk_wait_read<N> waits until at most N of its groups have yet to
-// read their sources. Host builds copy at once and wait for nothing.
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-__device__ __forceinline__ void bulk_fence() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
-__device__ __forceinline__ void bulk_s2g(void* dst, const void* src, ibp_u32 bytes) {
-    asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;\n" ::"l"(dst),
-                 "r"((ibp_u32)__cvta_generic_to_shared(src)), "r"(bytes)
-                 : "memory");
-}
-__device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
-template <int N>
-__device__ __forceinline__ void bulk_wait_read() {
-    asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
-}
-#define IBP_HAS_BULK_STORES 1
-#elif !defined(__CUDA_ARCH__)
-inline void bulk_fence() {}
-inline void bulk_s2g(void* dst, const void* src, ibp_u32 bytes) {
-    for (ibp_u32 i = 0; i < bytes / 16; i++) ((uint4*)dst)[i] = ((const uint4*)src)[i];
-}
-inline void bulk_commit() {}
-template <int N>
-inline void bulk_wait_read() {}
-#define IBP_HAS_BULK_STORES 1
-#else
-#define IBP_HAS_BULK_STORES 0
-#endif
-
 #define IBP_TILE_GUARD 16
 // Copies a raw row from shared memory: 16-byte or 4-byte accesses when both ends allow, else bytes.
 __device__ __forceinline__ void smem_row_copy(ibp_u8* dst, const ibp_u8* from, ibp_u32 nbytes, ibp_u32 lane) {

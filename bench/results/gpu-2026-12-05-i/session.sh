@@ -23,6 +23,11 @@
 #       default, IBP_LONG_DIAG=1 and IBP_LONG_BULK_STORES=4 (memory sections: L2 requests, xbar)
 #   DEFINES="-DIBP_LONG_BULK_STORES=4" bash bench/results/gpu-2026-12-05-i/session.sh tests
 #       # every GPU test, vector and sanitizer with a candidate's switch on (tools/gpu-full-run.sh)
+# Ran (2026-12-05, 23:06-23:14 UTC, an H100: no H200 could be started), as three inline calls:
+# part diag without its segment and record-tile pairs (ab-diag.tgz), part bulk without K = 8
+# (ab-bulk.tgz), part gdiag on Cora only, twice (ab-gdiag.tgz). Results: GPU_NOTES entry 77. The
+# bulk stores lost and were removed, so part bulk needs 612e942's kernels
+# (tried-long-bulk-stores.diff).
 set -u
 part=${1:-first}
 . tools/gpu-ab-lib.sh

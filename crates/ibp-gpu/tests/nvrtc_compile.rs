@@ -81,7 +81,6 @@ const AB_SWITCHES: [&[&str]; 3] = [
         "-DIBP_TILE_CHUNK_CACHE=0",
         "-DIBP_TILE_LEN_UNROLL=0",
         "-DIBP_TILE_CARRY_START=0",
-        "-DIBP_LONG_BULK_STORES=4",
         "-DIBP_GATHER_DIAG=2",
     ],
     &[
@@ -102,8 +101,6 @@ const AB_SWITCHES: [&[&str]; 3] = [
         "-DIBP_ROUND_BALLOT_SCAN=1",
         "-DIBP_LONG_LEAN_VECS=0",
         "-DIBP_LONG_DIAG=1",
-        "-DIBP_LONG_BULK_STORES=2",
-        "-DIBP_LONG_BULK_BUFFERS=2",
     ],
 ];
 
