@@ -329,6 +329,8 @@ __device__ __forceinline__ void slice_tile_rows(const IbpGatherParams& prm, cons
 #ifndef IBP_LONG_DIAG
 #define IBP_LONG_DIAG 0
 #endif
+// IBP_LONG_DIAG 1: the fold of a row's vectors into the one value stored for it.
+__device__ __forceinline__ uint4 xor_vec(uint4 a, uint4 b) { return make_uint4(a.x ^ b.x, a.y ^ b.y, a.z ^ b.z, a.w ^ b.w); }
 
 // One 16-byte vector of WB-byte words (WB 1 or 2) of a lane's row, none of whose positions has
 // IBP_TILE_MANY or IBP_TILE_MULTI: its fields start at stream bit base + pos (pos advanced past
@@ -439,7 +441,7 @@ __device__ __forceinline__ void lane_tile_rows(const IbpGatherParams& prm, const
             if (IBP_LONG_DIAG == 1 || IBP_LONG_DIAG == 3) {
                 uint4 sink = make_uint4(0u, 0u, 0u, 0u);
                 for (ibp_u32 v = jb / per_vec; v < je / per_vec && IBP_LONG_DIAG == 1; v++)
-                    sink = make_uint4(sink.x ^ from[v].x, sink.y ^ from[v].y, sink.z ^ from[v].z, sink.w ^ from[v].w);
+                    sink = xor_vec(sink, from[v]);
                 ((uint4*)dst)[jb / per_vec] = sink;
             } else {
                 for (ibp_u32 v = jb / per_vec; v < je / per_vec; v++) ((uint4*)dst)[v] = from[v];
@@ -507,7 +509,7 @@ __device__ __forceinline__ void lane_tile_rows(const IbpGatherParams& prm, const
                         pos += field_bits(p, ti, W);
                     }
                 }
-                if (IBP_LONG_DIAG == 1) sink = make_uint4(sink.x ^ acc.x, sink.y ^ acc.y, sink.z ^ acc.z, sink.w ^ acc.w);
+                if (IBP_LONG_DIAG == 1) sink = xor_vec(sink, acc);
                 else *(uint4*)(dst + j0 * WB) = acc;
             }
             if (IBP_LONG_DIAG == 1 || IBP_LONG_DIAG == 3) *(uint4*)(dst + jb * WB) = sink;

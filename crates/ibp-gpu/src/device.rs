@@ -187,8 +187,8 @@ pub(crate) fn tile_fill(class: usize) -> bool {
 /// The most waves of resident blocks a range's tiles may need for [`tile_fill`] to shrink them
 /// (`crate::tiling::fill_tile_rows`): 2 (GPU_NOTES entry 75: filling the second of two partial
 /// waves gained 1-11 % wherever it changed the tiling; entries of 7-11 waves lost 1-6 % when
-/// filled, and entry 76: of 3-6 waves none gained and several lost 2-5 %), or the environment variable `IBP_TILE_FILL_WAVES` (read once per process; at least 1)
-/// for A/B runs.
+/// filled, and entry 76: of 3-6 waves none gained and several lost 2-5 %), or the environment
+/// variable `IBP_TILE_FILL_WAVES` (read once per process; at least 1) for A/B runs.
 pub(crate) fn tile_fill_waves() -> u64 {
     static WAVES: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
     *WAVES.get_or_init(|| env_u32("IBP_TILE_FILL_WAVES").map_or(2, |w| u64::from(w.max(1))))
