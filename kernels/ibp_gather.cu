@@ -46,4 +46,5 @@ __device__ __forceinline__ void ibp_report(ibp_u64* status, ibp_u64 k, ibp_u32 c
 #include "ibp_gather/tiles.cuh"
 #include "ibp_gather/lean.cuh"
 #include "ibp_gather/short_rows.cuh"
+#include "ibp_gather/vector_lanes.cuh"
 #include "ibp_gather/tile_kernels.cuh"

@@ -145,6 +145,11 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
     bool table_ok = false;
     ibp_u32 table_flags = 0;  // IBP_TABLE_* of the current table
     bool table_pairs = false;  // the current table is a pair table
+#if IBP_LONG_VECTOR_LANES
+    // The long-rows kernel's vector table of the current chunk (vector_lane_rows) and its IBP_VL_* flags.
+    __shared__ uint4 vl_table[SHAPE == IBP_LEAN_LONG ? IBP_VL_POSITIONS : 1];
+    ibp_u32 vl_flags = 0;
+#endif
     if (threadIdx.x == 0) {
         s_bad_tile = 0;
         s_carry_tile = ~0u;
@@ -220,6 +225,11 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
                     default: table_flags = build_table<8, one_flag>(masks, words_bytes, (ibp_u32)entries, tmask, tinfo); break;
                 }
             }
+#if IBP_LONG_VECTOR_LANES
+            vl_flags = 0;
+            if (SHAPE == IBP_LEAN_LONG && table_ok && G == 1 && wb == 2 && n <= IBP_VL_POSITIONS)
+                vl_flags = vl_build(prm.meta + c.masks_offset, words_bytes, n, vl_table);
+#endif
         }
         // 1. Offset of the tile's first record: anchor + lengths of rows (r0 & ~31) .. r0 - 1 (warp 0),
         // unless the tile before it in the run, in the same chunk, left it (its start + its records).
@@ -416,6 +426,11 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
                               (G == 0 && SHAPE != IBP_LEAN_SHORT && SHAPE != IBP_LEAN_LONG);
             if (!lean) {
                 for (ibp_u32 row = threadIdx.x; row < nrows; row += IBP_TILE_THREADS) ibp_report(prm.status, t.k0 + row, IBP_STATUS_LAYOUT);
+#if IBP_LONG_VECTOR_LANES
+            } else if (SHAPE == IBP_LEAN_LONG && (vl_flags & IBP_VL_OK) && ((prm.row_bytes | (ibp_u32)(size_t)prm.out) & 15u) == 0) {
+                if (vl_flags & IBP_VL_FOUR) vector_lane_rows<true>(prm, t, vl_table, warp, lane);
+                else vector_lane_rows<false>(prm, t, vl_table, warp, lane);
+#endif
             } else if (SHAPE == IBP_LEAN_LONG && IBP_LONG_LANE_ROWS && wb <= 4 && ((prm.row_bytes | (ibp_u32)(size_t)prm.out) & 15u) == 0) {
                 by_word_width<LaneRows>(wb, !t.no_multi, prm, t, warp, lane);
             } else if (SHAPE == IBP_LEAN_LONG) {

@@ -63,6 +63,7 @@ pub const GATHER: KernelModule = KernelModule {
         gather_part!("tiles.cuh"),
         gather_part!("lean.cuh"),
         gather_part!("short_rows.cuh"),
+        gather_part!("vector_lanes.cuh"),
         gather_part!("tile_kernels.cuh"),
     ],
     functions: &[

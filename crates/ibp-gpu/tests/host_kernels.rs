@@ -937,3 +937,78 @@ fn kernels_stay_in_their_buffers_on_each_damaged_descriptor_field() {
     }
     println!("damaged descriptor fields: {launches} launches, none outside its buffers");
 }
+
+/// A bit set in a record's last byte, one record at a time: where it falls in the padding after the
+/// record's fields the kernels reject the row with the CPU decoder's `E_PADDING`, elsewhere they
+/// decode what the CPU decodes. Rows of image-like 16-bit words (the long-rows kernel, lane per row
+/// and vector lanes) and of 64 16-bit words (the lean kernels), through the whole entry, a range
+/// of the row (by the kernel chosen and by the long-rows kernel forced) and a gather.
+#[test]
+fn padding_bits_rejected_like_cpu() {
+    let mut rng = Rng::new(23);
+    let (mut padding, mut decoded) = (0usize, 0usize);
+    for (w, align_log2, words) in [
+        (WordWidth::W16, 4u8, 392usize),
+        (WordWidth::W16, 4, 64),
+        (WordWidth::W8, 4, 1024),
+    ] {
+        let row_bytes = words * w.bytes();
+        let data = testdata::pixel_rows(&mut rng, 40, row_bytes, 7);
+        let (metas, payloads) = encode_rows(&data, row_bytes, &fixed_width(w, 1, align_log2), 40);
+        for r in 0..metas[0].row_count as usize {
+            let (mut meta, mut payload) = (metas[0].clone(), payloads[0].clone());
+            let last = meta.record_range(r).end - 1;
+            if payload[last] & 0x80 != 0 {
+                continue;
+            }
+            payload[last] |= 0x80;
+            meta.payload_crc = crc32(&payload);
+            let entry = HostKernels::new(row_bytes as u64, std::slice::from_ref(&meta), &[&payload])
+                .expect("structure unchanged, CRC fixed: loads");
+            let mut cpu_all = vec![0u8; row_bytes * meta.row_count as usize];
+            let cpu_whole = decode_chunk(&meta, &payload, DecoderKind::Oracle, &mut cpu_all);
+            let label = format!("W{} n{words} A{} record {r}", w.bits(), 1 << align_log2);
+            match (
+                &cpu_whole,
+                entry.decode_range(0, meta.row_count as u64, TileKernel::Auto),
+            ) {
+                (Ok(()), Ok(got)) => assert_eq!(got, cpu_all, "{label}: whole entry, bytes differ"),
+                (Err(c), Err(g)) => assert_eq!(
+                    g.code(),
+                    Some(c.code),
+                    "{label}: whole entry, CPU says {c}, kernels {g}"
+                ),
+                (c, g) => panic!("{label}: whole entry: CPU {c:?}, kernels {:?}", g.map(|_| ())),
+            }
+            let mut cpu = vec![0u8; row_bytes];
+            let cpu_res = decode_chunk_rows(&meta, &payload, &[r as u32], DecoderKind::Oracle, &mut cpu);
+            let long = TileKernel::Lean(LeanShape::Long);
+            for (path, res) in [
+                ("gather", entry.gather(&[r as u64])),
+                ("range", entry.decode_range(r as u64, 1, TileKernel::Auto)),
+                ("range, long-rows kernel", entry.decode_range(r as u64, 1, long)),
+            ] {
+                match (&cpu_res, res) {
+                    (Ok(()), Ok(got)) => {
+                        assert_eq!(got, cpu, "{label} ({path}): bytes differ");
+                        decoded += 1;
+                    }
+                    (Err(c), Err(g)) => {
+                        assert_eq!(
+                            g.code(),
+                            Some(c.code),
+                            "{label} ({path}): CPU says {c}, kernels say {g}"
+                        );
+                        padding += usize::from(c.code == ErrorCode::Padding);
+                    }
+                    (c, g) => panic!("{label} ({path}): CPU {c:?}, kernels {:?}", g.map(|_| ())),
+                }
+            }
+        }
+    }
+    assert!(
+        padding >= 30 && decoded >= 10,
+        "{padding} rows rejected for padding, {decoded} decoded"
+    );
+    println!("padding bits: {padding} rows rejected with E_PADDING like the CPU, {decoded} decoded like it");
+}

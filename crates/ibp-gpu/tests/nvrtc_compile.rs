@@ -101,6 +101,7 @@ const AB_SWITCHES: [&[&str]; 3] = [
         "-DIBP_ROUND_BALLOT_SCAN=1",
         "-DIBP_LONG_LEAN_VECS=0",
         "-DIBP_LONG_DIAG=1",
+        "-DIBP_LONG_VECTOR_LANES=1",
     ],
 ];
 

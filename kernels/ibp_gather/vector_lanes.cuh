@@ -1,0 +1,172 @@
+// ibp_gather/vector_lanes.cuh: long rows of 16-bit words a warp per row, a lane per two output vectors.
+// Part of ibp_gather.cu, which includes its parts in order; each uses those before it.
+
+// ---- long rows a warp per row, a lane per pair of 16-byte vectors (IBP_LONG_VECTOR_LANES) ----------
+// The long-rows kernel's lane-per-row decoder (lane_tile_rows) keeps one row per lane, so a tile of
+// 84 KiB holds rows for about four of a block's eight warps, and each of its 16-byte stores reaches
+// 32 rows (GPU_NOTES entry 77: the stores alone and the decode alone each hold it near 0.49 of the
+// D2D copy). Here a warp decodes one row at a time: lane l takes words 16l .. 16l + 15 (two output
+// vectors), so every warp of the block has rows, a store instruction writes 512 contiguous bytes of
+// one row, and the lanes' stream reads fall in different banks. A lane's first field follows the
+// fields of the lanes before it: its words' stream bits (W per word not participating, F per word
+// participating, counted from F's bit planes over its words) summed by a warp scan. Each lane then
+// reads its fields 32 bits at a time (two words' fields), deposits them through its positions'
+// entries (at most four runs of free bits each) and stores its two vectors. Taken for chunks of one
+// group of 16-bit words with rows of whole 16-byte vectors of at most 1 KiB, none of whose positions
+// has more than four runs of free bits (the chunk's vector table, below); other tiles keep
+// lane_tile_rows. Same checks, order and codes as lane_tile_rows, made by lane 0 of the row's warp.
+// 0: off (the kernels as before).
+#ifndef IBP_LONG_VECTOR_LANES
+#define IBP_LONG_VECTOR_LANES 0
+#endif
+#define IBP_VL_WORDS 16                        // 16-bit words per lane: two 16-byte vectors
+#define IBP_VL_POSITIONS (32 * IBP_VL_WORDS)   // positions of a row, at most (rows of at most 1 KiB)
+// Flags of a chunk's vector table (vl_build).
+#define IBP_VL_OK 1u    // built: one group, 16-bit words, at most IBP_VL_POSITIONS positions, at most four runs each
+#define IBP_VL_FOUR 2u  // some position has three or four runs of free bits
+
+// The vector-table entry of a 16-bit position with Mask m and Bitval b: x = run 0 | run 1 << 16,
+// y = run 2 | run 3 << 16 (the runs of free bits from the lowest, none past the last), z = Bitval |
+// F << 16, w = sh0 | (sh1 + 16) << 8 | sh2 << 16 | (sh3 + 16) << 24, where run k's bits are the field
+// shifted left by sh_k (its start less the lengths of the runs before it). False when the free bits
+// form more than four runs.
+__device__ __forceinline__ bool vl_entry(ibp_u32 m, ibp_u32 b, uint4& e) {
+    const ibp_u32 free_bits = ~m & 0xffffu;
+    ibp_u32 rest = free_bits, used = 0, run[4], sh[4];
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+        run[k] = 0;
+        sh[k] = 0;
+        if (rest != 0u) {
+            const ibp_u32 start = (ibp_u32)(__ffs((int)rest) - 1);
+            const ibp_u32 t = rest >> start;
+            const ibp_u32 len = (ibp_u32)__popc(t & ~(t + 1u));  // 1 .. 16 - start
+            run[k] = ((1u << len) - 1u) << start;
+            sh[k] = start - used;
+            used += len;
+            rest &= ~run[k];
+        }
+    }
+    e = make_uint4(run[0] | (run[1] << 16), run[2] | (run[3] << 16), (b & 0xffffu) | ((ibp_u32)__popc(free_bits) << 16),
+                   sh[0] | ((sh[1] + 16) << 8) | (sh[2] << 16) | ((sh[3] + 16) << 24));
+    return rest == 0u;
+}
+
+// Builds the vector table of a chunk of one group of n <= IBP_VL_POSITIONS 16-bit positions (Mask
+// words at masks, Bitvals at masks + words_bytes): position j = IBP_VL_WORDS * l + k at vl[32 * k + l],
+// so that the 32 lanes' entries of one k are 32 consecutive 16-byte entries; positions n .. are zero
+// (no free bits). Every thread of the block must call it (it ends with barriers); returns
+// IBP_VL_OK (| IBP_VL_FOUR) when every position has at most four runs, else 0.
+__device__ __forceinline__ ibp_u32 vl_build(const ibp_u8* masks, ibp_u64 words_bytes, ibp_u32 n, uint4* vl) {
+    bool ok = true, four = false;
+    for (ibp_u32 i = threadIdx.x; i < IBP_VL_POSITIONS; i += IBP_TILE_THREADS) {
+        uint4 e = make_uint4(0u, 0u, 0u, 0u);
+        if (i < n) {
+            ok &= vl_entry((ibp_u32)load_word<2>(masks, i), (ibp_u32)load_word<2>(masks + words_bytes, i), e);
+            four |= e.y != 0u;
+        }
+        vl[32 * (i % IBP_VL_WORDS) + i / IBP_VL_WORDS] = e;
+    }
+    const bool all_ok = __syncthreads_and(ok) != 0;
+    const bool any_four = __syncthreads_and(!four) == 0;
+    return all_ok ? (IBP_VL_OK | (any_four ? IBP_VL_FOUR : 0u)) : 0u;
+}
+
+// A participating word from its field's stream bits x (low bits) through entry e (FOUR: runs 2 and 3
+// too); only the low 16 bits count.
+template <bool FOUR>
+__device__ __forceinline__ ibp_u32 vl_word(ibp_u32 x, const uint4& e) {
+    ibp_u32 lo = (__funnelshift_l(0u, x, e.w) & e.x) | e.z;  // runs 0 (and 2) and the Bitval: low half
+    ibp_u32 hi = __funnelshift_l(0u, x, e.w >> 8) & e.x;      // runs 1 (and 3), 16 bits up: high half
+    if (FOUR) {
+        lo |= __funnelshift_l(0u, x, e.w >> 16) & e.y;
+        hi |= __funnelshift_l(0u, x, e.w >> 24) & e.y;
+    }
+    return (lo & 0xffffu) | (hi >> 16);
+}
+
+// The rows of a tile (chunk of one group of n 16-bit words, row_bytes == 2n a multiple of 16, n <=
+// IBP_VL_POSITIONS, the output 16-byte aligned), warp `warp` taking rows warp, warp + 8, ...; vl the
+// chunk's vector table (vl_build). FOUR: some position has three or four runs.
+template <bool FOUR>
+__device__ __forceinline__ void vector_lane_rows(const IbpGatherParams& prm, const TileCtx& t, const uint4* vl, ibp_u32 warp,
+                                                 ibp_u32 lane) {
+    constexpr ibp_u32 W = 16;
+    const ibp_u32 n = t.n;
+    const ibp_u32 row_bytes = prm.row_bytes;
+    const ibp_u32 a_mask = (1u << t.align_log2) - 1u;
+    const ibp_u32* const w = (const ibp_u32*)(t.tile - IBP_TILE_GUARD);
+    const ibp_u32 rec0 = (IBP_TILE_GUARD + t.skew) * 8;
+    ibp_u8* const out0 = prm.out + t.k0 * (ibp_u64)row_bytes;
+    const ibp_u32 j0 = lane * IBP_VL_WORDS;                        // the lane's first word
+    const ibp_u32 nw = j0 < n ? min((ibp_u32)IBP_VL_WORDS, n - j0) : 0u;  // its words: 16, 8 or none
+    const ibp_u32 mine = (1u << nw) - 1u;                         // nw <= 16
+    // Bit planes of F over the lane's words (F <= 16: five planes); its words' entries.
+    ibp_u32 plane[5] = {0u, 0u, 0u, 0u, 0u};
+#pragma unroll
+    for (ibp_u32 k = 0; k < IBP_VL_WORDS; k++) {
+        const ibp_u32 f = vl[32 * k + lane].z >> 16;
+#pragma unroll
+        for (ibp_u32 b = 0; b < 5; b++) plane[b] |= ((f >> b) & 1u) << k;
+    }
+    for (ibp_u32 row = warp; row < t.nrows; row += IBP_TILE_WARPS) {
+        const ibp_u32 off = t.offsets[row];
+        const ibp_u32 len = t.offsets[row + 1] - off;
+        const bool raw = len == t.raw_padded;
+        const ibp_u32 base = rec0 + off * 8, total_bits = len * 8, end = base + total_bits;
+        uint4* const dst = (uint4*)(out0 + row * (ibp_u64)row_bytes) + 2 * lane;
+        ibp_u32 T;  // stream bits the record's fields use (a raw record: row_bytes * 8)
+        if (raw && ((base >> 3) & 15u) == 0) {
+            // Bytes of a raw record are the row's: the lane's vectors as they are.
+            const uint4* const from = (const uint4*)((const ibp_u8*)w + (base >> 3)) + 2 * lane;
+            if (nw >= 8) dst[0] = from[0];
+            if (nw >= 16) dst[1] = from[1];
+            T = row_bytes * 8;
+        } else {
+            // A raw record: every word non-participating, fields from bit 0.
+            const ibp_u32 start = raw ? 0u : n;
+            const ibp_u32 pv = raw ? 0u : sbits32(w, base + min(j0, total_bits)) & mine;
+            ibp_u32 bits = W * (nw - (ibp_u32)__popc(pv));
+#pragma unroll
+            for (ibp_u32 b = 0; b < 5; b++) bits += (ibp_u32)__popc(pv & plane[b]) << b;
+            ibp_u32 x = bits;  // inclusive scan over the lanes
+#pragma unroll
+            for (ibp_u32 d = 1; d < 32; d <<= 1) {
+                const ibp_u32 y = __shfl_up_sync(FULL_MASK, x, d);
+                if (lane >= d) x += y;
+            }
+            T = start + __shfl_sync(FULL_MASK, x, 31);
+            ibp_u32 pos = start + x - bits;  // stream bit of the lane's first field, from the record's start
+#pragma unroll
+            for (ibp_u32 v = 0; v < 2; v++) {
+                if (8 * v >= nw) break;
+                ibp_u32 out[4];
+#pragma unroll
+                for (ibp_u32 r = 0; r < 4; r++) {
+                    ibp_u32 xs = sbits32(w, min(base + pos, end));  // the fields of two words (<= 32 bits)
+                    ibp_u32 word[2];
+#pragma unroll
+                    for (ibp_u32 q = 0; q < 2; q++) {
+                        const ibp_u32 k = 8 * v + 2 * r + q;
+                        const uint4 e = vl[32 * k + lane];
+                        const bool p = (pv >> k) & 1u;
+                        word[q] = p ? vl_word<FOUR>(xs, e) : xs;
+                        const ibp_u32 f = p ? e.z >> 16 : W;
+                        pos += f;
+                        if (q == 0) xs >>= f;
+                    }
+                    out[r] = __byte_perm(word[0], word[1], 0x5410);
+                }
+                dst[v] = make_uint4(out[0], out[1], out[2], out[3]);
+            }
+        }
+        // Record length rule L == align_up(ceil(T/8), A) (T > 8L fails it too), then padding bits
+        // T .. 8L-1 zero.
+        if (lane == 0) {
+            ibp_u32 code = IBP_STATUS_OK;
+            if (!raw && (T > total_bits || ((((T + 7) >> 3) + a_mask) & ~a_mask) != len)) code = IBP_STATUS_ROW_LENGTH;
+            else if (stream_bits_set(w, base + T, base + total_bits)) code = IBP_STATUS_PADDING;
+            if (code != IBP_STATUS_OK) ibp_report(prm.status, t.k0 + row, code);
+        }
+    }
+}
