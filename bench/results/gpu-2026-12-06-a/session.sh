@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Twenty-sixth session (2026-12-06): vector lanes for the long-rows kernel (IBP_LONG_VECTOR_LANES,
+# kernels/ibp_gather/vector_lanes.cuh; GPU_NOTES entry 78). Here: `bash tools/gpu-run.sh --prepare`;
+# on the device (carry .devrun), one call per part:
+#   bash bench/results/gpu-2026-12-06-a/session.sh first  # the card's name, then part vl
+#   bash bench/results/gpu-2026-12-06-a/session.sh vl     # whole-entry decode / D2D of Fashion-MNIST's
+#       256 MiB entries, interleaved twice: default (lane per row) against vector lanes at 2 blocks
+#       per SM (84 KiB tiles) and at 3 (IBP_LEAN_LONG_MIN_BLOCKS=3, 52 KiB tiles); every decode
+#       checked byte for byte by the bench (~3 min)
+#   DEFINES="-DIBP_LONG_VECTOR_LANES=1" bash bench/results/gpu-2026-12-06-a/session.sh tests
+#       # every GPU test, vector and sanitizer with the switch on (tools/gpu-full-run.sh)
+set -u
+part=${1:-first}
+. tools/gpu-ab-lib.sh
+run_vl() {
+    rm -rf /tmp/ab; mkdir -p /tmp/ab
+    for i in 1 2; do
+        ab d_$i "" $B --only fashion
+        ab v_$i "-DIBP_LONG_VECTOR_LANES=1" $B --only fashion
+        IBP_TILE_BYTES=53248 ab v3_$i "-DIBP_LONG_VECTOR_LANES=1 -DIBP_LEAN_LONG_MIN_BLOCKS=3" $B --only fashion
+    done
+    report "compare decode d v" "compare decode d v3"
+    mv "$R/ab.tgz" "$R/ab-vl.tgz"
+}
+case "$part" in
+first)
+    nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1
+    run_vl
+    ;;
+vl) run_vl ;;
+tests)
+    IBP_KERNEL_DEFINES="${DEFINES:-}" timeout 560 bash tools/gpu-full-run.sh
+    ;;
+*)
+    echo "unknown part $part" >&2
+    exit 2
+    ;;
+esac
