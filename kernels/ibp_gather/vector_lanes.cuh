@@ -15,7 +15,10 @@
 // group of 16-bit words with rows of whole 16-byte vectors of at most 1 KiB, none of whose positions
 // has more than four runs of free bits (the chunk's vector table, below); other tiles keep
 // lane_tile_rows. Same checks, order and codes as lane_tile_rows, made by lane 0 of the row's warp.
-// 0: off (the kernels as before).
+// 1: lane l takes vectors 2l and 2l + 1 (words 16l .. 16l + 15), its two stores 32 bytes apart;
+// 2: lane l takes vectors l and l + 32 (words 8l .. 8l + 7 and 256 + 8l .. 256 + 8l + 7), so each
+// store instruction writes 32 consecutive vectors (whole lines); the two vectors' stream bits are
+// summed by one scan (as two 16-bit halves). 0: off (the kernels as before).
 #ifndef IBP_LONG_VECTOR_LANES
 #define IBP_LONG_VECTOR_LANES 0
 #endif
@@ -52,20 +55,28 @@ __device__ __forceinline__ bool vl_entry(ibp_u32 m, ibp_u32 b, uint4& e) {
     return rest == 0u;
 }
 
+// Position of slot s (0 .. IBP_VL_WORDS - 1) of lane l: layout 1 words 16l + s; layout 2 words 8l + s
+// (s < 8) and 256 + 8l + s - 8.
+__device__ __forceinline__ ibp_u32 vl_position(ibp_u32 l, ibp_u32 s) {
+    if (IBP_LONG_VECTOR_LANES == 2) return s < 8 ? 8 * l + s : 256 + 8 * l + (s - 8);
+    return IBP_VL_WORDS * l + s;
+}
+
 // Builds the vector table of a chunk of one group of n <= IBP_VL_POSITIONS 16-bit positions (Mask
-// words at masks, Bitvals at masks + words_bytes): position j = IBP_VL_WORDS * l + k at vl[32 * k + l],
-// so that the 32 lanes' entries of one k are 32 consecutive 16-byte entries; positions n .. are zero
-// (no free bits). Every thread of the block must call it (it ends with barriers); returns
+// words at masks, Bitvals at masks + words_bytes): slot s of lane l (vl_position) at vl[32 * s + l],
+// so that the 32 lanes' entries of one slot are 32 consecutive 16-byte entries; positions n .. are
+// zero (no free bits). Every thread of the block must call it (it ends with barriers); returns
 // IBP_VL_OK (| IBP_VL_FOUR) when every position has at most four runs, else 0.
 __device__ __forceinline__ ibp_u32 vl_build(const ibp_u8* masks, ibp_u64 words_bytes, ibp_u32 n, uint4* vl) {
     bool ok = true, four = false;
     for (ibp_u32 i = threadIdx.x; i < IBP_VL_POSITIONS; i += IBP_TILE_THREADS) {
+        const ibp_u32 l = i % 32, s = i / 32, j = vl_position(l, s);
         uint4 e = make_uint4(0u, 0u, 0u, 0u);
-        if (i < n) {
-            ok &= vl_entry((ibp_u32)load_word<2>(masks, i), (ibp_u32)load_word<2>(masks + words_bytes, i), e);
+        if (j < n) {
+            ok &= vl_entry((ibp_u32)load_word<2>(masks, j), (ibp_u32)load_word<2>(masks + words_bytes, j), e);
             four |= e.y != 0u;
         }
-        vl[32 * (i % IBP_VL_WORDS) + i / IBP_VL_WORDS] = e;
+        vl[i] = e;
     }
     const bool all_ok = __syncthreads_and(ok) != 0;
     const bool any_four = __syncthreads_and(!four) == 0;
@@ -85,6 +96,33 @@ __device__ __forceinline__ ibp_u32 vl_word(ibp_u32 x, const uint4& e) {
     return (lo & 0xffffu) | (hi >> 16);
 }
 
+// One 16-byte output vector: the 8 words of slots s0 .. s0 + 7 of the lane, participation bits pv
+// (bit k: slot s0 + k), fields from stream bit base + pos (pos advanced past them), read 32 bits at
+// a time (two words' fields) at or before the record's end.
+template <bool FOUR>
+__device__ __forceinline__ uint4 vl_vector(const ibp_u32* w, ibp_u32 base, ibp_u32 end, ibp_u32& pos, ibp_u32 pv,
+                                           const uint4* vl, ibp_u32 s0, ibp_u32 lane) {
+    constexpr ibp_u32 W = 16;
+    ibp_u32 out[4];
+#pragma unroll
+    for (ibp_u32 r = 0; r < 4; r++) {
+        ibp_u32 xs = sbits32(w, min(base + pos, end));  // the fields of two words (<= 32 bits)
+        ibp_u32 word[2];
+#pragma unroll
+        for (ibp_u32 q = 0; q < 2; q++) {
+            const ibp_u32 k = 2 * r + q;
+            const uint4 e = vl[32 * (s0 + k) + lane];
+            const bool p = (pv >> k) & 1u;
+            word[q] = p ? vl_word<FOUR>(xs, e) : xs;
+            const ibp_u32 f = p ? e.z >> 16 : W;
+            pos += f;
+            if (q == 0) xs >>= f;
+        }
+        out[r] = __byte_perm(word[0], word[1], 0x5410);
+    }
+    return make_uint4(out[0], out[1], out[2], out[3]);
+}
+
 // The rows of a tile (chunk of one group of n 16-bit words, row_bytes == 2n a multiple of 16, n <=
 // IBP_VL_POSITIONS, the output 16-byte aligned), warp `warp` taking rows warp, warp + 8, ...; vl the
 // chunk's vector table (vl_build). FOUR: some position has three or four runs.
@@ -92,72 +130,82 @@ template <bool FOUR>
 __device__ __forceinline__ void vector_lane_rows(const IbpGatherParams& prm, const TileCtx& t, const uint4* vl, ibp_u32 warp,
                                                  ibp_u32 lane) {
     constexpr ibp_u32 W = 16;
+    constexpr bool SPLIT = IBP_LONG_VECTOR_LANES == 2;  // vectors l and l + 32, else 2l and 2l + 1
     const ibp_u32 n = t.n;
     const ibp_u32 row_bytes = prm.row_bytes;
     const ibp_u32 a_mask = (1u << t.align_log2) - 1u;
     const ibp_u32* const w = (const ibp_u32*)(t.tile - IBP_TILE_GUARD);
     const ibp_u32 rec0 = (IBP_TILE_GUARD + t.skew) * 8;
     ibp_u8* const out0 = prm.out + t.k0 * (ibp_u64)row_bytes;
-    const ibp_u32 j0 = lane * IBP_VL_WORDS;                        // the lane's first word
-    const ibp_u32 nw = j0 < n ? min((ibp_u32)IBP_VL_WORDS, n - j0) : 0u;  // its words: 16, 8 or none
-    const ibp_u32 mine = (1u << nw) - 1u;                         // nw <= 16
-    // Bit planes of F over the lane's words (F <= 16: five planes); its words' entries.
+    // The lane's words: first and second vector (8 words each, or none).
+    const ibp_u32 ja = vl_position(lane, 0), jb = vl_position(lane, 8);
+    const bool has_a = ja < n, has_b = jb < n;  // (n is a multiple of 8)
+    // Bit planes of F over the lane's slots (F <= 16: five planes; slot s at bit s).
     ibp_u32 plane[5] = {0u, 0u, 0u, 0u, 0u};
 #pragma unroll
-    for (ibp_u32 k = 0; k < IBP_VL_WORDS; k++) {
-        const ibp_u32 f = vl[32 * k + lane].z >> 16;
+    for (ibp_u32 s = 0; s < IBP_VL_WORDS; s++) {
+        const ibp_u32 f = vl[32 * s + lane].z >> 16;
 #pragma unroll
-        for (ibp_u32 b = 0; b < 5; b++) plane[b] |= ((f >> b) & 1u) << k;
+        for (ibp_u32 b = 0; b < 5; b++) plane[b] |= ((f >> b) & 1u) << s;
     }
     for (ibp_u32 row = warp; row < t.nrows; row += IBP_TILE_WARPS) {
         const ibp_u32 off = t.offsets[row];
         const ibp_u32 len = t.offsets[row + 1] - off;
         const bool raw = len == t.raw_padded;
         const ibp_u32 base = rec0 + off * 8, total_bits = len * 8, end = base + total_bits;
-        uint4* const dst = (uint4*)(out0 + row * (ibp_u64)row_bytes) + 2 * lane;
+        uint4* const dst = (uint4*)(out0 + row * (ibp_u64)row_bytes);
+        const ibp_u32 va = ja / 8, vb = jb / 8;  // the lane's output vectors
         ibp_u32 T;  // stream bits the record's fields use (a raw record: row_bytes * 8)
         if (raw && ((base >> 3) & 15u) == 0) {
             // Bytes of a raw record are the row's: the lane's vectors as they are.
-            const uint4* const from = (const uint4*)((const ibp_u8*)w + (base >> 3)) + 2 * lane;
-            if (nw >= 8) dst[0] = from[0];
-            if (nw >= 16) dst[1] = from[1];
+            const uint4* const from = (const uint4*)((const ibp_u8*)w + (base >> 3));
+            if (has_a) dst[va] = from[va];
+            if (has_b) dst[vb] = from[vb];
             T = row_bytes * 8;
         } else {
-            // A raw record: every word non-participating, fields from bit 0.
+            // A raw record: every word non-participating, fields from bit 0. Participation bits of
+            // slots 0-7 (bits 0-7) and 8-15 (bits 8-15).
             const ibp_u32 start = raw ? 0u : n;
-            const ibp_u32 pv = raw ? 0u : sbits32(w, base + min(j0, total_bits)) & mine;
-            ibp_u32 bits = W * (nw - (ibp_u32)__popc(pv));
+            ibp_u32 pv = 0;
+            if (!raw) {
+                if (SPLIT) {
+                    pv = (has_a ? sbits32(w, base + min(ja, total_bits)) & 0xffu : 0u) |
+                         (has_b ? (sbits32(w, base + min(jb, total_bits)) & 0xffu) << 8 : 0u);
+                } else {
+                    pv = sbits32(w, base + min(ja, total_bits)) & ((has_a ? 0xffu : 0u) | (has_b ? 0xff00u : 0u));
+                }
+            }
+            // Stream bits of each vector: W per word not participating, F per word participating.
+            const ibp_u32 pa = pv & 0xffu, pb = pv >> 8;
+            ibp_u32 bits_a = has_a ? W * (8 - (ibp_u32)__popc(pa)) : 0u, bits_b = has_b ? W * (8 - (ibp_u32)__popc(pb)) : 0u;
 #pragma unroll
-            for (ibp_u32 b = 0; b < 5; b++) bits += (ibp_u32)__popc(pv & plane[b]) << b;
-            ibp_u32 x = bits;  // inclusive scan over the lanes
+            for (ibp_u32 b = 0; b < 5; b++) {
+                bits_a += (ibp_u32)__popc(pa & plane[b]) << b;
+                bits_b += (ibp_u32)__popc(pb & (plane[b] >> 8)) << b;
+            }
+            // One inclusive scan over the lanes: layout 2 sums each vector's bits in its own 16-bit
+            // half (at most 32 * 128 bits each), layout 1 the lane's two vectors together.
+            const ibp_u32 mine = SPLIT ? bits_a | (bits_b << 16) : bits_a + bits_b;
+            ibp_u32 x = mine;
 #pragma unroll
             for (ibp_u32 d = 1; d < 32; d <<= 1) {
                 const ibp_u32 y = __shfl_up_sync(FULL_MASK, x, d);
                 if (lane >= d) x += y;
             }
-            T = start + __shfl_sync(FULL_MASK, x, 31);
-            ibp_u32 pos = start + x - bits;  // stream bit of the lane's first field, from the record's start
-#pragma unroll
-            for (ibp_u32 v = 0; v < 2; v++) {
-                if (8 * v >= nw) break;
-                ibp_u32 out[4];
-#pragma unroll
-                for (ibp_u32 r = 0; r < 4; r++) {
-                    ibp_u32 xs = sbits32(w, min(base + pos, end));  // the fields of two words (<= 32 bits)
-                    ibp_u32 word[2];
-#pragma unroll
-                    for (ibp_u32 q = 0; q < 2; q++) {
-                        const ibp_u32 k = 8 * v + 2 * r + q;
-                        const uint4 e = vl[32 * k + lane];
-                        const bool p = (pv >> k) & 1u;
-                        word[q] = p ? vl_word<FOUR>(xs, e) : xs;
-                        const ibp_u32 f = p ? e.z >> 16 : W;
-                        pos += f;
-                        if (q == 0) xs >>= f;
-                    }
-                    out[r] = __byte_perm(word[0], word[1], 0x5410);
-                }
-                dst[v] = make_uint4(out[0], out[1], out[2], out[3]);
+            const ibp_u32 all = __shfl_sync(FULL_MASK, x, 31);
+            ibp_u32 pos;  // stream bit of the lane's first field, from the record's start
+            if (SPLIT) {
+                const ibp_u32 sum_a = all & 0xffffu;
+                T = start + sum_a + (all >> 16);
+                pos = start + (x & 0xffffu) - bits_a;
+                if (has_a) dst[va] = vl_vector<FOUR>(w, base, end, pos, pa, vl, 0, lane);
+                pos = start + sum_a + (x >> 16) - bits_b;
+                if (has_b) dst[vb] = vl_vector<FOUR>(w, base, end, pos, pb, vl, 8, lane);
+            } else {
+                T = start + all;
+                pos = start + x - mine;
+                if (has_a) dst[va] = vl_vector<FOUR>(w, base, end, pos, pa, vl, 0, lane);
+                if (has_b) dst[vb] = vl_vector<FOUR>(w, base, end, pos, pb, vl, 8, lane);
             }
         }
         // Record length rule L == align_up(ceil(T/8), A) (T > 8L fails it too), then padding bits

@@ -4,10 +4,11 @@
 # on the device (carry .devrun), one call per part:
 #   bash bench/results/gpu-2026-12-06-a/session.sh first  # the card's name, then part vl
 #   bash bench/results/gpu-2026-12-06-a/session.sh vl     # whole-entry decode / D2D of Fashion-MNIST's
-#       256 MiB entries, interleaved twice: default (lane per row) against vector lanes at 2 blocks
-#       per SM (84 KiB tiles) and at 3 (IBP_LEAN_LONG_MIN_BLOCKS=3, 52 KiB tiles); every decode
-#       checked byte for byte by the bench (~3 min)
-#   DEFINES="-DIBP_LONG_VECTOR_LANES=1" bash bench/results/gpu-2026-12-06-a/session.sh tests
+#       256 MiB entries, interleaved twice: default (lane per row) against vector lanes, layout 1
+#       (a lane's two vectors adjacent) and layout 2 (vectors l and l + 32: whole-line stores) at 2
+#       blocks per SM (84 KiB tiles), and layout 2 at 3 (IBP_LEAN_LONG_MIN_BLOCKS=3, 52 KiB tiles);
+#       every decode checked byte for byte by the bench (~4 min)
+#   DEFINES="-DIBP_LONG_VECTOR_LANES=2" bash bench/results/gpu-2026-12-06-a/session.sh tests
 #       # every GPU test, vector and sanitizer with the switch on (tools/gpu-full-run.sh)
 set -u
 part=${1:-first}
@@ -17,9 +18,10 @@ run_vl() {
     for i in 1 2; do
         ab d_$i "" $B --only fashion
         ab v_$i "-DIBP_LONG_VECTOR_LANES=1" $B --only fashion
-        IBP_TILE_BYTES=53248 ab v3_$i "-DIBP_LONG_VECTOR_LANES=1 -DIBP_LEAN_LONG_MIN_BLOCKS=3" $B --only fashion
+        ab w_$i "-DIBP_LONG_VECTOR_LANES=2" $B --only fashion
+        IBP_TILE_BYTES=53248 ab w3_$i "-DIBP_LONG_VECTOR_LANES=2 -DIBP_LEAN_LONG_MIN_BLOCKS=3" $B --only fashion
     done
-    report "compare decode d v" "compare decode d v3"
+    report "compare decode d v" "compare decode d w" "compare decode d w3"
     mv "$R/ab.tgz" "$R/ab-vl.tgz"
 }
 case "$part" in

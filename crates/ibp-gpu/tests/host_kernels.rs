@@ -1012,3 +1012,70 @@ fn padding_bits_rejected_like_cpu() {
     );
     println!("padding bits: {padding} rows rejected with E_PADDING like the CPU, {decoded} decoded like it");
 }
+
+/// Rows of one group of 16-bit words, 33-64 output vectors (the long-rows kernel's vector lanes,
+/// `IBP_LONG_VECTOR_LANES`, take both of a lane's vectors), three positions in five fully invariant
+/// (so the long-rows kernel is the entry's own) and the others of one or two runs of free bits, or of
+/// one to four, at both alignments: every path of the case, then records damaged a few bits at a
+/// time, rejected or decoded as the CPU decoder does, through the long-rows kernel.
+#[test]
+fn long_rows_of_many_vectors_match_cpu_decoder() {
+    let mut rng = Rng::new(24);
+    let (mut decoded, mut rejected) = (0usize, 0usize);
+    for words in [264usize, 392, 512] {
+        for align_log2 in [0u8, 4] {
+            for most_runs in [2u32, 4] {
+                let row_bytes = 2 * words;
+                let mut data = few_run_rows(&mut rng, 96, words, 2, 1, most_runs);
+                for row in data.chunks_exact_mut(row_bytes) {
+                    for (j, word) in row.chunks_exact_mut(2).enumerate() {
+                        if (j * 7) % 5 < 3 {
+                            word.copy_from_slice(&[0x34, 0x12]);
+                        }
+                    }
+                }
+                let label = format!("W16 n{words} A{} runs 1-{most_runs}", 1 << align_log2);
+                let case = Case::new(
+                    &data,
+                    row_bytes,
+                    &fixed_width(WordWidth::W16, 1, align_log2),
+                    96,
+                    label.clone(),
+                );
+                check_case(&case, &mut rng);
+                assert_eq!(load(&case).tile_kernel(), TileKernel::Lean(LeanShape::Long), "{label}");
+                let long = TileKernel::Lean(LeanShape::Long);
+                let (mut meta, mut payload) = (case.metas[0].clone(), case.payloads[0].clone());
+                for _ in 0..4 {
+                    for _ in 0..4 + rng.below(8) {
+                        let bit = rng.below(payload.len() as u64 * 8);
+                        payload[(bit / 8) as usize] ^= 1 << (bit % 8);
+                    }
+                    meta.payload_crc = crc32(&payload);
+                    let entry = HostKernels::new(row_bytes as u64, std::slice::from_ref(&meta), &[&payload])
+                        .expect("structure unchanged, CRC fixed: loads");
+                    for r in 0..meta.row_count {
+                        let mut cpu = vec![0u8; row_bytes];
+                        let cpu_res = decode_chunk_rows(&meta, &payload, &[r], DecoderKind::Oracle, &mut cpu);
+                        match (&cpu_res, entry.decode_range(r as u64, 1, long)) {
+                            (Ok(()), Ok(got)) => {
+                                assert_eq!(got, cpu, "{label} row {r}: bytes differ");
+                                decoded += 1;
+                            }
+                            (Err(c), Err(g)) => {
+                                assert_eq!(g.code(), Some(c.code), "{label} row {r}: CPU says {c}, kernels {g}");
+                                rejected += 1;
+                            }
+                            (c, g) => panic!("{label} row {r}: CPU {c:?}, kernels {:?}", g.map(|_| ())),
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        decoded > 1000 && rejected > 50,
+        "decoded {decoded}, rejected {rejected}"
+    );
+    println!("long rows of many vectors: {decoded} damaged-entry rows decoded like the CPU, {rejected} rejected with its code");
+}
