@@ -428,8 +428,9 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
                 for (ibp_u32 row = threadIdx.x; row < nrows; row += IBP_TILE_THREADS) ibp_report(prm.status, t.k0 + row, IBP_STATUS_LAYOUT);
 #if IBP_LONG_VECTOR_LANES
             } else if (SHAPE == IBP_LEAN_LONG && (vl_flags & IBP_VL_OK) && ((prm.row_bytes | (ibp_u32)(size_t)prm.out) & 15u) == 0) {
-                if (vl_flags & IBP_VL_FOUR) vector_lane_rows<true>(prm, t, vl_table, warp, lane);
-                else vector_lane_rows<false>(prm, t, vl_table, warp, lane);
+                if (vl_flags & IBP_VL_FOUR) vector_lane_rows<4>(prm, t, vl_table, warp, lane);
+                else if (vl_flags & IBP_VL_THREE) vector_lane_rows<3>(prm, t, vl_table, warp, lane);
+                else vector_lane_rows<2>(prm, t, vl_table, warp, lane);
 #endif
             } else if (SHAPE == IBP_LEAN_LONG && IBP_LONG_LANE_ROWS && wb <= 4 && ((prm.row_bytes | (ibp_u32)(size_t)prm.out) & 15u) == 0) {
                 by_word_width<LaneRows>(wb, !t.no_multi, prm, t, warp, lane);

@@ -25,17 +25,18 @@
 #define IBP_VL_WORDS 16                        // 16-bit words per lane: two 16-byte vectors
 #define IBP_VL_POSITIONS (32 * IBP_VL_WORDS)   // positions of a row, at most (rows of at most 1 KiB)
 // Flags of a chunk's vector table (vl_build).
-#define IBP_VL_OK 1u    // built: one group, 16-bit words, at most IBP_VL_POSITIONS positions, at most four runs each
-#define IBP_VL_FOUR 2u  // some position has three or four runs of free bits
+#define IBP_VL_OK 1u     // built: one group, 16-bit words, at most IBP_VL_POSITIONS positions, at most four runs each
+#define IBP_VL_THREE 2u  // some position has three runs of free bits, none four
+#define IBP_VL_FOUR 4u   // some position has four runs of free bits
 
 // The vector-table entry of a 16-bit position with Mask m and Bitval b: x = run 0 | run 1 << 16,
 // y = run 2 | run 3 << 16 (the runs of free bits from the lowest, none past the last), z = Bitval |
 // F << 16, w = sh0 | (sh1 + 16) << 8 | sh2 << 16 | (sh3 + 16) << 24, where run k's bits are the field
-// shifted left by sh_k (its start less the lengths of the runs before it). False when the free bits
-// form more than four runs.
-__device__ __forceinline__ bool vl_entry(ibp_u32 m, ibp_u32 b, uint4& e) {
+// shifted left by sh_k (its start less the lengths of the runs before it). Returns the number of
+// runs, 5 when the free bits form more than four.
+__device__ __forceinline__ ibp_u32 vl_entry(ibp_u32 m, ibp_u32 b, uint4& e) {
     const ibp_u32 free_bits = ~m & 0xffffu;
-    ibp_u32 rest = free_bits, used = 0, run[4], sh[4];
+    ibp_u32 rest = free_bits, used = 0, runs = 0, run[4], sh[4];
 #pragma unroll
     for (int k = 0; k < 4; k++) {
         run[k] = 0;
@@ -47,12 +48,13 @@ __device__ __forceinline__ bool vl_entry(ibp_u32 m, ibp_u32 b, uint4& e) {
             run[k] = ((1u << len) - 1u) << start;
             sh[k] = start - used;
             used += len;
+            runs++;
             rest &= ~run[k];
         }
     }
     e = make_uint4(run[0] | (run[1] << 16), run[2] | (run[3] << 16), (b & 0xffffu) | ((ibp_u32)__popc(free_bits) << 16),
                    sh[0] | ((sh[1] + 16) << 8) | (sh[2] << 16) | ((sh[3] + 16) << 24));
-    return rest == 0u;
+    return rest == 0u ? runs : 5u;
 }
 
 // Position of slot s (0 .. IBP_VL_WORDS - 1) of lane l: layout 1 words 16l + s; layout 2 words 8l + s
@@ -66,40 +68,41 @@ __device__ __forceinline__ ibp_u32 vl_position(ibp_u32 l, ibp_u32 s) {
 // words at masks, Bitvals at masks + words_bytes): slot s of lane l (vl_position) at vl[32 * s + l],
 // so that the 32 lanes' entries of one slot are 32 consecutive 16-byte entries; positions n .. are
 // zero (no free bits). Every thread of the block must call it (it ends with barriers); returns
-// IBP_VL_OK (| IBP_VL_FOUR) when every position has at most four runs, else 0.
+// IBP_VL_OK (| IBP_VL_THREE or IBP_VL_FOUR) when every position has at most four runs, else 0.
 __device__ __forceinline__ ibp_u32 vl_build(const ibp_u8* masks, ibp_u64 words_bytes, ibp_u32 n, uint4* vl) {
-    bool ok = true, four = false;
+    bool ok = true, three = false, four = false;
     for (ibp_u32 i = threadIdx.x; i < IBP_VL_POSITIONS; i += IBP_TILE_THREADS) {
         const ibp_u32 l = i % 32, s = i / 32, j = vl_position(l, s);
         uint4 e = make_uint4(0u, 0u, 0u, 0u);
         if (j < n) {
-            ok &= vl_entry((ibp_u32)load_word<2>(masks, j), (ibp_u32)load_word<2>(masks + words_bytes, j), e);
-            four |= e.y != 0u;
+            const ibp_u32 runs = vl_entry((ibp_u32)load_word<2>(masks, j), (ibp_u32)load_word<2>(masks + words_bytes, j), e);
+            ok &= runs <= 4;
+            three |= runs == 3;
+            four |= runs >= 4;
         }
         vl[i] = e;
     }
     const bool all_ok = __syncthreads_and(ok) != 0;
+    const bool any_three = __syncthreads_and(!three) == 0;
     const bool any_four = __syncthreads_and(!four) == 0;
-    return all_ok ? (IBP_VL_OK | (any_four ? IBP_VL_FOUR : 0u)) : 0u;
+    return all_ok ? (IBP_VL_OK | (any_four ? IBP_VL_FOUR : any_three ? IBP_VL_THREE : 0u)) : 0u;
 }
 
-// A participating word from its field's stream bits x (low bits) through entry e (FOUR: runs 2 and 3
-// too); only the low 16 bits count.
-template <bool FOUR>
+// A participating word from its field's stream bits x (low bits) through entry e, of at most RUNS
+// (2, 3 or 4) runs; only the low 16 bits count.
+template <int RUNS>
 __device__ __forceinline__ ibp_u32 vl_word(ibp_u32 x, const uint4& e) {
     ibp_u32 lo = (__funnelshift_l(0u, x, e.w) & e.x) | e.z;  // runs 0 (and 2) and the Bitval: low half
     ibp_u32 hi = __funnelshift_l(0u, x, e.w >> 8) & e.x;      // runs 1 (and 3), 16 bits up: high half
-    if (FOUR) {
-        lo |= __funnelshift_l(0u, x, e.w >> 16) & e.y;
-        hi |= __funnelshift_l(0u, x, e.w >> 24) & e.y;
-    }
+    if (RUNS >= 3) lo |= __funnelshift_l(0u, x, e.w >> 16) & e.y;
+    if (RUNS >= 4) hi |= __funnelshift_l(0u, x, e.w >> 24) & e.y;
     return (lo & 0xffffu) | (hi >> 16);
 }
 
 // One 16-byte output vector: the 8 words of slots s0 .. s0 + 7 of the lane, participation bits pv
 // (bit k: slot s0 + k), fields from stream bit base + pos (pos advanced past them), read 32 bits at
 // a time (two words' fields) at or before the record's end.
-template <bool FOUR>
+template <int RUNS>
 __device__ __forceinline__ uint4 vl_vector(const ibp_u32* w, ibp_u32 base, ibp_u32 end, ibp_u32& pos, ibp_u32 pv,
                                            const uint4* vl, ibp_u32 s0, ibp_u32 lane) {
     constexpr ibp_u32 W = 16;
@@ -113,7 +116,9 @@ __device__ __forceinline__ uint4 vl_vector(const ibp_u32* w, ibp_u32 base, ibp_u
             const ibp_u32 k = 2 * r + q;
             const uint4 e = vl[32 * (s0 + k) + lane];
             const bool p = (pv >> k) & 1u;
-            word[q] = p ? vl_word<FOUR>(xs, e) : xs;
+            // (A bitwise select: a branch around the deposit would make the warp run both sides.)
+            const ibp_u32 take = 0u - (ibp_u32)p;
+            word[q] = (vl_word<RUNS>(xs, e) & take) | (xs & ~take);
             const ibp_u32 f = p ? e.z >> 16 : W;
             pos += f;
             if (q == 0) xs >>= f;
@@ -125,8 +130,8 @@ __device__ __forceinline__ uint4 vl_vector(const ibp_u32* w, ibp_u32 base, ibp_u
 
 // The rows of a tile (chunk of one group of n 16-bit words, row_bytes == 2n a multiple of 16, n <=
 // IBP_VL_POSITIONS, the output 16-byte aligned), warp `warp` taking rows warp, warp + 8, ...; vl the
-// chunk's vector table (vl_build). FOUR: some position has three or four runs.
-template <bool FOUR>
+// chunk's vector table (vl_build); RUNS: the most runs of free bits of a position (2, 3 or 4).
+template <int RUNS>
 __device__ __forceinline__ void vector_lane_rows(const IbpGatherParams& prm, const TileCtx& t, const uint4* vl, ibp_u32 warp,
                                                  ibp_u32 lane) {
     constexpr ibp_u32 W = 16;
@@ -198,14 +203,14 @@ __device__ __forceinline__ void vector_lane_rows(const IbpGatherParams& prm, con
                 const ibp_u32 sum_a = all & 0xffffu;
                 T = start + sum_a + (all >> 16);
                 pos = start + (x & 0xffffu) - bits_a;
-                if (has_a) dst[va] = vl_vector<FOUR>(w, base, end, pos, pa, vl, 0, lane);
+                if (has_a) dst[va] = vl_vector<RUNS>(w, base, end, pos, pa, vl, 0, lane);
                 pos = start + sum_a + (x >> 16) - bits_b;
-                if (has_b) dst[vb] = vl_vector<FOUR>(w, base, end, pos, pb, vl, 8, lane);
+                if (has_b) dst[vb] = vl_vector<RUNS>(w, base, end, pos, pb, vl, 8, lane);
             } else {
                 T = start + all;
                 pos = start + x - mine;
-                if (has_a) dst[va] = vl_vector<FOUR>(w, base, end, pos, pa, vl, 0, lane);
-                if (has_b) dst[vb] = vl_vector<FOUR>(w, base, end, pos, pb, vl, 8, lane);
+                if (has_a) dst[va] = vl_vector<RUNS>(w, base, end, pos, pa, vl, 0, lane);
+                if (has_b) dst[vb] = vl_vector<RUNS>(w, base, end, pos, pb, vl, 8, lane);
             }
         }
         // Record length rule L == align_up(ceil(T/8), A) (T > 8L fails it too), then padding bits

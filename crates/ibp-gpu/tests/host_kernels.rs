@@ -1024,7 +1024,7 @@ fn long_rows_of_many_vectors_match_cpu_decoder() {
     let (mut decoded, mut rejected) = (0usize, 0usize);
     for words in [264usize, 392, 512] {
         for align_log2 in [0u8, 4] {
-            for most_runs in [2u32, 4] {
+            for most_runs in [2u32, 3, 4] {
                 let row_bytes = 2 * words;
                 let mut data = few_run_rows(&mut rng, 96, words, 2, 1, most_runs);
                 for row in data.chunks_exact_mut(row_bytes) {
