@@ -52,12 +52,17 @@ std::thread_local! {
     static SHORT_ENTRIES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
-/// Every path of one loaded case; returns whether the entry takes the lean tile kernel.
-fn check_entry(entry: &HostKernels, case: &Case, rng: &mut Rng) -> bool {
-    let label = &case.label;
+/// Counts `entry` in [`SHORT_ENTRIES`] when its own kernel is the short-rows lean kernel.
+fn count_short_entry(entry: &HostKernels) {
     if entry.lean_tile_shape() == Some(LeanShape::Short) {
         SHORT_ENTRIES.with(|c| c.set(c.get() + 1));
     }
+}
+
+/// Every path of one loaded case; returns whether the entry takes the lean tile kernel.
+fn check_entry(entry: &HostKernels, case: &Case, rng: &mut Rng) -> bool {
+    let label = &case.label;
+    count_short_entry(entry);
     let n = (case.expected.len() / case.row_bytes) as u64;
     let all = |kernel| {
         entry
@@ -100,9 +105,9 @@ fn check_entry(entry: &HostKernels, case: &Case, rng: &mut Rng) -> bool {
 /// out of range.
 fn check_gathers(entry: &HostKernels, case: &Case, rng: &mut Rng, label: &str) {
     let n = case.rows();
-    let random: Vec<u64> = (0..97).map(|_| rng.below(n)).collect(); // unsorted, duplicates likely
+    let (random, one) = gather_rows(rng, n);
     let all_reversed: Vec<u64> = (0..n).rev().collect();
-    for rows in [&random, &vec![rng.below(n)], &all_reversed, &vec![n - 1; 9]] {
+    for rows in [&random, &vec![one], &all_reversed, &vec![n - 1; 9]] {
         assert_eq!(
             entry.gather(rows).unwrap(),
             case.expected_rows(rows),
@@ -124,6 +129,13 @@ fn check_gathers(entry: &HostKernels, case: &Case, rng: &mut Rng, label: &str) {
     assert!(err.to_string().contains("request 1"), "{label}: {err}");
 }
 
+/// The random rows of [`check_gathers`] (all it draws from `rng`): 97 unsorted, duplicates likely,
+/// and one.
+fn gather_rows(rng: &mut Rng, n: u64) -> (Vec<u64>, u64) {
+    let random = (0..97).map(|_| rng.below(n)).collect();
+    (random, rng.below(n))
+}
+
 fn check_shaped_kernels(entry: &HostKernels, case: &Case, label: &str) {
     let (own, lean) = (entry.tile_kernel(), entry.uses_lean_tiles());
     testdata::check_shaped_kernels(entry.layout(), own, lean, &case.expected, label, |kernel, mode| {
@@ -134,8 +146,83 @@ fn check_shaped_kernels(entry: &HostKernels, case: &Case, label: &str) {
     });
 }
 
+/// The longest tests run in parts, each a test of its own: a process runs one kernel launch at a
+/// time (the emulated shared memory is global), and `tools/host-kernels-test.sh` runs the tests in
+/// processes side by side. Each part generates every case of the test from the one `Rng`, so every
+/// case has the data it has in a single test, and checks its share of them.
+const PARTS: usize = 3;
+
+/// Part `part` of [`PARTS`] of a test: its cases are those of index `part`, `part + PARTS`, ...
+struct Part {
+    part: usize,
+    next: usize,
+    checked: usize,
+}
+
+impl Part {
+    fn new(part: usize) -> Part {
+        assert!(part < PARTS);
+        Part {
+            part,
+            next: 0,
+            checked: 0,
+        }
+    }
+
+    /// Whether the next case is this part's (counted in `checked` when it is).
+    fn mine(&mut self) -> bool {
+        let mine = self.next % PARTS == self.part;
+        self.next += 1;
+        self.checked += usize::from(mine);
+        mine
+    }
+
+    /// [`check_case`] when the case is this part's; else loads it (counted in [`SHORT_ENTRIES`] as
+    /// `check_case` counts it) and draws from `rng` what `check_case` draws, so the next case gets
+    /// the same data either way. Returns whether the entry takes the lean tile kernel.
+    fn case(&mut self, case: &Case, rng: &mut Rng) -> bool {
+        if self.mine() {
+            return check_case(case, rng);
+        }
+        let entry = load(case);
+        count_short_entry(&entry);
+        gather_rows(rng, case.rows());
+        if entry.has_row_spans() {
+            gather_rows(rng, case.rows());
+        }
+        entry.uses_lean_tiles()
+    }
+
+    /// This part's share of a count the whole test asserts is at least `whole`: a [`PARTS`]-th,
+    /// rounded up, so that the parts passing asserts the whole test's bound.
+    fn share(&self, whole: usize) -> usize {
+        whole.div_ceil(PARTS)
+    }
+
+    fn name(&self) -> String {
+        format!("part {} of {PARTS}", self.part + 1)
+    }
+}
+
 #[test]
-fn generated_cases_match_cpu_decoder() {
+fn generated_cases_match_cpu_decoder_part_1() {
+    generated_cases_match_cpu_decoder(Part::new(0));
+}
+
+#[test]
+fn generated_cases_match_cpu_decoder_part_2() {
+    generated_cases_match_cpu_decoder(Part::new(1));
+}
+
+#[test]
+fn generated_cases_match_cpu_decoder_part_3() {
+    generated_cases_match_cpu_decoder(Part::new(2));
+}
+
+/// Generated entries of every word width, row length, group count and alignment, and rows for each
+/// of the kernels' special paths, through every path ([`check_case`]); this part's share of them
+/// checked, the counts asserted for all of them.
+fn generated_cases_match_cpu_decoder(mut part: Part) {
     let mut rng = Rng::new(21);
     let (mut cases, mut lean) = (0, 0);
     for w in [WordWidth::W8, WordWidth::W16, WordWidth::W32, WordWidth::W64] {
@@ -146,7 +233,7 @@ fn generated_cases_match_cpu_decoder() {
                 let data = patterned_rows(&mut rng, 150, row_bytes, wb, 0.1, 0.05);
                 let label = format!("W{} n{words} G{groups} A{}", w.bits(), 1 << align_log2);
                 let case = Case::new(&data, row_bytes, &fixed_width(w, groups, align_log2), 64, label);
-                lean += usize::from(check_case(&case, &mut rng));
+                lean += usize::from(part.case(&case, &mut rng));
                 cases += 1;
             }
         }
@@ -171,7 +258,7 @@ fn generated_cases_match_cpu_decoder() {
             "{}: no coded chunk",
             case.label
         );
-        lean += usize::from(check_case(&case, &mut rng));
+        lean += usize::from(part.case(&case, &mut rng));
         cases += 1;
     }
     // Raw chunks (G = 0) of rows that are a multiple of 16 bytes with no padding: flat entries,
@@ -182,7 +269,7 @@ fn generated_cases_match_cpu_decoder() {
         let label = format!("raw chunks {row_bytes} B A{}", 1 << align_log2);
         let case = Case::new(&data, row_bytes, &fixed_width(WordWidth::W64, 0, align_log2), 64, label);
         flat += usize::from(load(&case).layout().flat_rows());
-        check_case(&case, &mut rng);
+        part.case(&case, &mut rng);
         cases += 1;
     }
     assert_eq!(flat, 2, "the 64 B A16 and 48 B A1 raw entries are flat, the others not");
@@ -196,7 +283,7 @@ fn generated_cases_match_cpu_decoder() {
         let data = two_run_rows(&mut rng, 200, words, w.bytes(), groups, 64);
         let label = format!("two-run W{} n{words} G{groups}", w.bits());
         let case = Case::new(&data, words * w.bytes(), &fixed_width(w, groups as u32, 2), 96, label);
-        lean += usize::from(check_case(&case, &mut rng));
+        lean += usize::from(part.case(&case, &mut rng));
         cases += 1;
     }
     // Positions that all have one field length, with 10 % of words not participating: the lean
@@ -224,7 +311,7 @@ fn generated_cases_match_cpu_decoder() {
                     .iter()
                     .filter(|m| m.group_count == 1 && m.words_per_row > 32 && testdata::one_field_length(m))
                     .count();
-                lean += usize::from(check_case(&case, &mut rng));
+                lean += usize::from(part.case(&case, &mut rng));
                 cases += 1;
             }
         }
@@ -264,7 +351,7 @@ fn generated_cases_match_cpu_decoder() {
                 if alike {
                     one_entry += case.metas.iter().filter(|m| testdata::one_table_entry(m)).count();
                 }
-                lean += usize::from(check_case(&case, &mut rng));
+                lean += usize::from(part.case(&case, &mut rng));
                 cases += 1;
             }
         }
@@ -293,7 +380,7 @@ fn generated_cases_match_cpu_decoder() {
             .iter()
             .filter(|m| m.group_count > 0 && !testdata::one_field_length(m))
             .count();
-        lean += usize::from(check_case(&case, &mut rng));
+        lean += usize::from(part.case(&case, &mut rng));
         cases += 1;
     }
     assert!(
@@ -304,7 +391,7 @@ fn generated_cases_match_cpu_decoder() {
     // (the run-by-run loop): lean rows, a pair table (W32 n40 in the general kernel), long rows.
     for shape in FEW_RUN_SHAPES {
         let case = few_run_entry(&mut rng, shape, 192, 4, 96);
-        lean += usize::from(check_case(&case, &mut rng));
+        lean += usize::from(part.case(&case, &mut rng));
         cases += 1;
     }
     let partial_rows = |rng: &mut Rng, rows: usize, row_bytes: usize, wb: usize| -> Vec<u8> {
@@ -332,23 +419,25 @@ fn generated_cases_match_cpu_decoder() {
                 ..Default::default()
             }
         };
-        check_case(&Case::new(&data, row_bytes, &opts, 64, label.into()), &mut rng);
+        part.case(&Case::new(&data, row_bytes, &opts, 64, label.into()), &mut rng);
         cases += 1;
     }
     // Chunks of uneven sizes: ibp_gather finds them by binary search (the cases above by division).
     for case in uneven_chunk_entries(&mut rng) {
-        check_case(&case, &mut rng);
+        part.case(&case, &mut rng);
         cases += 1;
     }
     // Chunks of rows of 32 and of 64 words: the lean kernel for any shape.
     let mixed = mixed_shape_entry(&mut rng);
     assert_eq!(load(&mixed).lean_tile_shape(), Some(LeanShape::Any));
-    lean += usize::from(check_case(&mixed, &mut rng));
-    // The shaped kernels rejected entries of other rows, and the pairs kernel decoded some.
+    lean += usize::from(part.case(&mixed, &mut rng));
+    // The shaped kernels rejected entries of other rows, and the pairs kernel decoded some (in the
+    // whole list at least 5, 10 and 3: each part its share of the entries it checked).
     let [mid_rejected, pairs_rejected, pairs_own] = testdata::shaped_kernel_counts();
     assert!(
-        mid_rejected >= 5 && pairs_rejected >= 10 && pairs_own >= 3,
-        "mid kernel rejected {mid_rejected}, pairs kernel rejected {pairs_rejected} entries; {pairs_own} own"
+        mid_rejected >= part.share(5) && pairs_rejected >= part.share(10) && pairs_own >= part.share(3),
+        "{}: mid kernel rejected {mid_rejected}, pairs kernel rejected {pairs_rejected} entries; {pairs_own} own",
+        part.name()
     );
     assert!(lean >= 10, "only {lean} of {cases} cases took the lean tile kernel");
     let short = SHORT_ENTRIES.with(|c| c.get());
@@ -359,6 +448,12 @@ fn generated_cases_match_cpu_decoder() {
         );
     }
     println!("{cases} cases, {lean} through the lean tile kernel ({short} the short-rows one) and the general one");
+    println!(
+        "generated cases, {}: {} of the {} entries checked (the shaped kernels rejected {mid_rejected} (mid) and {pairs_rejected} (pairs), the pairs kernel decoded {pairs_own})",
+        part.name(),
+        part.checked,
+        part.next
+    );
 }
 
 /// Image-like rows of more than 64 words of 8 or 16 bits (as Fashion-MNIST), every chunk coded:
@@ -597,9 +692,24 @@ fn split_gathers_match_cpu_decoder() {
 
 /// Flips bits of a chunk's payload (CRC fixed, so the loader accepts it) and decodes each row alone
 /// through `ibp_gather` and both tile kernels: each must decode to the CPU decoder's bytes or fail
-/// with its error code; a whole-entry decode fails exactly when some row does.
+/// with its error code; a whole-entry decode fails exactly when some row does. In [`PARTS`] tests:
+/// every part damages every chunk as a single test would; a part checks its share of the rounds.
 #[test]
-fn corrupt_records_rejected_like_cpu() {
+fn corrupt_records_rejected_like_cpu_part_1() {
+    corrupt_records_rejected_like_cpu(Part::new(0));
+}
+
+#[test]
+fn corrupt_records_rejected_like_cpu_part_2() {
+    corrupt_records_rejected_like_cpu(Part::new(1));
+}
+
+#[test]
+fn corrupt_records_rejected_like_cpu_part_3() {
+    corrupt_records_rejected_like_cpu(Part::new(2));
+}
+
+fn corrupt_records_rejected_like_cpu(mut part: Part) {
     let mut rng = Rng::new(22);
     let (mut decoded, mut rejected) = (0usize, 0usize);
     // (W, A, G, words, runs): runs > 0 gives positions with 3-4 runs of free bits per half.
@@ -635,6 +745,9 @@ fn corrupt_records_rejected_like_cpu() {
                 payload[(bit / 8) as usize] ^= 1 << (bit % 8);
             }
             meta.payload_crc = crc32(&payload);
+            if !part.mine() {
+                continue; // (the flips above are kept: the next rounds build on them)
+            }
             let entry = HostKernels::new(row_bytes as u64, std::slice::from_ref(&meta), &[&payload])
                 .expect("structure unchanged, CRC fixed: loads");
             let mut cpu_all = vec![0u8; row_bytes * meta.row_count as usize];
@@ -692,11 +805,18 @@ fn corrupt_records_rejected_like_cpu() {
             }
         }
     }
+    // (In the whole test more than 100 and 40: each part its share.)
     assert!(
-        decoded > 100 && rejected > 40,
-        "decoded {decoded}, rejected {rejected}: too few of one kind"
+        decoded >= part.share(101) && rejected >= part.share(41),
+        "{}: decoded {decoded}, rejected {rejected}: too few of one kind",
+        part.name()
     );
-    println!("{decoded} rows decoded like the CPU, {rejected} rejected with its code");
+    println!(
+        "{decoded} rows decoded like the CPU, {rejected} rejected with its code ({}: {} of {} damaged chunks)",
+        part.name(),
+        part.checked,
+        part.next
+    );
 }
 
 #[test]
