@@ -10,6 +10,12 @@
 #       every decode checked byte for byte by the bench (~4 min)
 #   DEFINES="-DIBP_LONG_VECTOR_LANES=2" bash bench/results/gpu-2026-12-06-a/session.sh tests
 #       # every GPU test, vector and sanitizer with the switch on (tools/gpu-full-run.sh)
+# Ran (2026-12-06, an H100: the H200 and H100 tries from 00:45 to 01:55 UTC failed): part first
+# (ab-vl.tgz); then, inline on the warm machine, the default against layout 2 at 3 and 4 blocks per
+# SM and the lane-per-row kernel at 4 (ab-vl4.tgz: d, w3 with IBP_TILE_BYTES=53248, w4 and x4 with
+# IBP_TILE_BYTES=36864 and -DIBP_LEAN_LONG_MIN_BLOCKS=4), and Nsight Compute of the default and of
+# w3 (tools/gpu-profile.sh, IBP_PROFILE_ONLY=long-fashion IBP_PROFILE_STALLS=2; prof/). Part tests
+# was not run. Results: GPU_NOTES entry 78.
 set -u
 part=${1:-first}
 . tools/gpu-ab-lib.sh
