@@ -24,44 +24,30 @@ tools/fuzz.sh --build "${targets[@]}"
 
 # The targets run FUZZ_JOBS at a time (default: the number of CPUs; each libFuzzer run is one
 # process on one CPU), each for the full ${secs}s, in its own corpus-work and artifacts folders
-# (tools/fuzz.sh). Each target's report is printed whole (under a lock) when it ends.
-njobs=${FUZZ_JOBS:-$(nproc)}
-reports=$(mktemp -d)
-trap 'rm -rf "$reports"' EXIT
+# (tools/fuzz.sh). Each target's report is printed whole (under a lock) when it ends, on stderr if
+# it failed (tools/job-pool.sh).
+source tools/job-pool.sh
+pool_init "${FUZZ_JOBS:-$(nproc)}"
 fuzz_one() {
-    local t=$1 log="$reports/$t.log" out="$reports/$t.out" rc=0
+    local t=$1 log="$POOL_DIR/$t.log"
     local before after
     before=$({ find "fuzz/artifacts/$t" -type f 2>/dev/null || true; } | sort)
-    {
-        echo "== fuzz $t for ${secs}s"
-        if FUZZ_LOG="$log" tools/fuzz.sh "$t" "$secs" >/dev/null 2>&1; then
-            grep -E '^#[0-9]+[[:space:]]+DONE|stat::number_of_executed_units' "$log" || true
-        else
-            rc=1
-            echo "!! $t FAILED" >&2
-            tail -n 60 "$log" >&2 || true
-            after=$({ find "fuzz/artifacts/$t" -type f 2>/dev/null || true; } | sort)
-            comm -13 <(echo "$before") <(echo "$after") | sed 's/^/!! new crash file: /' >&2
-        fi
-    } >"$out" 2>&1
-    {
-        flock 9
-        if [[ $rc -eq 0 ]]; then cat "$out"; else cat "$out" >&2; fi
-    } 9>"$reports/lock"
-    echo "$rc" >"$reports/$t.rc"
+    echo "== fuzz $t for ${secs}s"
+    if FUZZ_LOG="$log" tools/fuzz.sh "$t" "$secs" >/dev/null 2>&1; then
+        grep -E '^#[0-9]+[[:space:]]+DONE|stat::number_of_executed_units' "$log" || true
+    else
+        echo "!! $t FAILED" >&2
+        tail -n 60 "$log" >&2 || true
+        after=$({ find "fuzz/artifacts/$t" -type f 2>/dev/null || true; } | sort)
+        comm -13 <(echo "$before") <(echo "$after") | sed 's/^/!! new crash file: /' >&2
+        return 1
+    fi
 }
 for t in "${targets[@]}"; do
-    while [[ $(jobs -rp | wc -l) -ge $njobs ]]; do wait -n || true; done
-    fuzz_one "$t" &
+    pool_run "$t" fuzz_one "$t"
 done
-wait
-failed=()
-for t in "${targets[@]}"; do
-    [[ $(cat "$reports/$t.rc" 2>/dev/null) == 0 ]] || failed+=("$t")
-done
-
-if [[ ${#failed[@]} -gt 0 ]]; then
-    echo "ci-fuzz: crashes in: ${failed[*]}" >&2
+if ! pool_wait; then
+    echo "ci-fuzz: crashes in: ${POOL_FAILED[*]}" >&2
     exit 1
 fi
 echo "ci-fuzz: ${#targets[@]} targets ran ${secs}s each without a crash"

@@ -75,36 +75,23 @@ for t in "${listed[@]}"; do
 done
 njobs=${HOST_KERNELS_JOBS:-$(nproc)}
 echo "host kernels: ${#tests[@]} tests, $njobs processes at a time"
-logs=$(mktemp -d)
-trap 'rm -rf "$logs"' EXIT
 # One test in a process of its own; its output is printed whole (under a lock) when it ends, on
-# stdout when it passed, on stderr when it failed.
-one() {
-    local t=$1 rc=0 s=$SECONDS
-    run --exact "$t" --nocapture >"$logs/$t.log" 2>&1 || rc=$?
-    {
-        flock 9
-        if [[ $rc -eq 0 ]]; then
-            cat "$logs/$t.log"
-            echo "host kernels: $t ok ($((SECONDS - s)) s)"
-        else
-            cat "$logs/$t.log" >&2
-            echo "host kernels ERROR: $t failed (exit status $rc, $((SECONDS - s)) s)" >&2
-        fi
-    } 9>"$logs/lock"
-    echo "$rc" >"$logs/$t.rc"
+# stdout when it passed, on stderr when it failed (tools/job-pool.sh), with a last line that says so.
+source tools/job-pool.sh
+pool_init "$njobs"
+one_done() {
+    if [[ $2 -eq 0 ]]; then
+        echo "host kernels: $1 ok ($3 s)"
+    else
+        echo "host kernels ERROR: $1 failed (exit status $2, $3 s)"
+    fi
 }
+POOL_TRAILER=one_done
 for t in "${tests[@]}"; do
-    while [[ $(jobs -rp | wc -l) -ge $njobs ]]; do wait -n || true; done
-    one "$t" &
+    pool_run "$t" run --exact "$t" --nocapture
 done
-wait
-failed=()
-for t in "${tests[@]}"; do
-    [[ $(cat "$logs/$t.rc" 2>/dev/null) == 0 ]] || failed+=("$t")
-done
-if [[ ${#failed[@]} -gt 0 ]]; then
-    echo "host kernels test result: FAILED. $((${#tests[@]} - ${#failed[@]})) passed; ${#failed[@]} failed: ${failed[*]}"
+if ! pool_wait; then
+    echo "host kernels test result: FAILED. $((${#tests[@]} - ${#POOL_FAILED[@]})) passed; ${#POOL_FAILED[@]} failed: ${POOL_FAILED[*]}"
     exit 1
 fi
 echo "host kernels test result: ok. ${#tests[@]} passed in $((SECONDS - start)) s"
