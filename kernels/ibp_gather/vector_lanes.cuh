@@ -18,7 +18,10 @@
 // 1: lane l takes vectors 2l and 2l + 1 (words 16l .. 16l + 15), its two stores 32 bytes apart;
 // 2: lane l takes vectors l and l + 32 (words 8l .. 8l + 7 and 256 + 8l .. 256 + 8l + 7), so each
 // store instruction writes 32 consecutive vectors (whole lines); the two vectors' stream bits are
-// summed by one scan (as two 16-bit halves). 0: off (the kernels as before). Measured on an H100
+// summed by one scan (as two 16-bit halves). 3 (flat): a warp takes a contiguous share of the
+// tile's rows as one run of vectors, lane l of a pass the next vector g (vector_flat_rows), so no
+// lane idles on rows of 49 vectors and each store writes 512 consecutive bytes. 0: off (the kernels
+// as before). Measured on an H100
 // (GPU_NOTES entry 78): Fashion-MNIST -5-7 % at 2 blocks per SM, +0-3 % with layout 2 at 3
 // (IBP_LEAN_LONG_MIN_BLOCKS=3, 52 KiB tiles): issue 25 % faster, 1.78x the instructions.
 #ifndef IBP_LONG_VECTOR_LANES
@@ -26,6 +29,7 @@
 #endif
 #define IBP_VL_WORDS 16                        // 16-bit words per lane: two 16-byte vectors
 #define IBP_VL_POSITIONS (32 * IBP_VL_WORDS)   // positions of a row, at most (rows of at most 1 KiB)
+#define IBP_VL_VECTORS (IBP_VL_POSITIONS / 8)  // 16-byte output vectors of a row, at most
 // Flags of a chunk's vector table (vl_build).
 #define IBP_VL_OK 1u     // built: one group, 16-bit words, at most IBP_VL_POSITIONS positions, at most four runs each
 #define IBP_VL_THREE 2u  // some position has three runs of free bits, none four
@@ -66,15 +70,25 @@ __device__ __forceinline__ ibp_u32 vl_position(ibp_u32 l, ibp_u32 s) {
     return IBP_VL_WORDS * l + s;
 }
 
+// Position of vector-table entry i: layouts 1 and 2 slot i / 32 of lane i % 32 (vl_position);
+// layout 3 word k = i / IBP_VL_VECTORS of vector v = i % IBP_VL_VECTORS (entry k * IBP_VL_VECTORS + v,
+// so that lanes decoding consecutive vectors read consecutive entries).
+__device__ __forceinline__ ibp_u32 vl_entry_position(ibp_u32 i) {
+    if (IBP_LONG_VECTOR_LANES == 3) return 8 * (i % IBP_VL_VECTORS) + i / IBP_VL_VECTORS;
+    return vl_position(i % 32, i / 32);
+}
+
 // Builds the vector table of a chunk of one group of n <= IBP_VL_POSITIONS 16-bit positions (Mask
-// words at masks, Bitvals at masks + words_bytes): slot s of lane l (vl_position) at vl[32 * s + l],
-// so that the 32 lanes' entries of one slot are 32 consecutive 16-byte entries; positions n .. are
-// zero (no free bits). Every thread of the block must call it (it ends with barriers); returns
-// IBP_VL_OK (| IBP_VL_THREE or IBP_VL_FOUR) when every position has at most four runs, else 0.
-__device__ __forceinline__ ibp_u32 vl_build(const ibp_u8* masks, ibp_u64 words_bytes, ibp_u32 n, uint4* vl) {
+// words at masks, Bitvals at masks + words_bytes): entry i for position vl_entry_position(i) (layouts
+// 1 and 2: slot s of lane l at vl[32 * s + l], so that the 32 lanes' entries of one slot are 32
+// consecutive 16-byte entries); positions n .. are zero (no free bits). Layout 3 also writes vd[j] =
+// 16 - F of position j (0 from n on): the bits a participating word saves. Every thread of the
+// block must call it (it ends with barriers); returns IBP_VL_OK (| IBP_VL_THREE or IBP_VL_FOUR) when
+// every position has at most four runs, else 0.
+__device__ __forceinline__ ibp_u32 vl_build(const ibp_u8* masks, ibp_u64 words_bytes, ibp_u32 n, uint4* vl, ibp_u8* vd) {
     bool ok = true, three = false, four = false;
     for (ibp_u32 i = threadIdx.x; i < IBP_VL_POSITIONS; i += IBP_TILE_THREADS) {
-        const ibp_u32 l = i % 32, s = i / 32, j = vl_position(l, s);
+        const ibp_u32 j = vl_entry_position(i);
         uint4 e = make_uint4(0u, 0u, 0u, 0u);
         if (j < n) {
             const ibp_u32 runs = vl_entry((ibp_u32)load_word<2>(masks, j), (ibp_u32)load_word<2>(masks + words_bytes, j), e);
@@ -83,6 +97,7 @@ __device__ __forceinline__ ibp_u32 vl_build(const ibp_u8* masks, ibp_u64 words_b
             four |= runs >= 4;
         }
         vl[i] = e;
+        if (IBP_LONG_VECTOR_LANES == 3) vd[j] = (ibp_u8)(j < n ? 16u - (e.z >> 16) : 0u);
     }
     const bool all_ok = __syncthreads_and(ok) != 0;
     const bool any_three = __syncthreads_and(!three) == 0;
@@ -101,12 +116,12 @@ __device__ __forceinline__ ibp_u32 vl_word(ibp_u32 x, const uint4& e) {
     return (lo & 0xffffu) | (hi >> 16);
 }
 
-// One 16-byte output vector: the 8 words of slots s0 .. s0 + 7 of the lane, participation bits pv
-// (bit k: slot s0 + k), fields from stream bit base + pos (pos advanced past them), read 32 bits at
-// a time (two words' fields) at or before the record's end.
+// One 16-byte output vector: the 8 words whose table entries are e0[stride * k], k = 0 .. 7,
+// participation bits pv (bit k: word k), fields from stream bit base + pos (pos advanced past them),
+// read 32 bits at a time (two words' fields) at or before the record's end.
 template <int RUNS>
 __device__ __forceinline__ uint4 vl_vector(const ibp_u32* w, ibp_u32 base, ibp_u32 end, ibp_u32& pos, ibp_u32 pv,
-                                           const uint4* vl, ibp_u32 s0, ibp_u32 lane) {
+                                           const uint4* e0, ibp_u32 stride) {
     constexpr ibp_u32 W = 16;
     ibp_u32 out[4];
 #pragma unroll
@@ -116,7 +131,7 @@ __device__ __forceinline__ uint4 vl_vector(const ibp_u32* w, ibp_u32 base, ibp_u
 #pragma unroll
         for (ibp_u32 q = 0; q < 2; q++) {
             const ibp_u32 k = 2 * r + q;
-            const uint4 e = vl[32 * (s0 + k) + lane];
+            const uint4 e = e0[stride * k];
             const bool p = (pv >> k) & 1u;
             // (A bitwise select: a branch around the deposit would make the warp run both sides.)
             const ibp_u32 take = 0u - (ibp_u32)p;
@@ -205,14 +220,14 @@ __device__ __forceinline__ void vector_lane_rows(const IbpGatherParams& prm, con
                 const ibp_u32 sum_a = all & 0xffffu;
                 T = start + sum_a + (all >> 16);
                 pos = start + (x & 0xffffu) - bits_a;
-                if (has_a) dst[va] = vl_vector<RUNS>(w, base, end, pos, pa, vl, 0, lane);
+                if (has_a) dst[va] = vl_vector<RUNS>(w, base, end, pos, pa, vl + lane, 32);
                 pos = start + sum_a + (x >> 16) - bits_b;
-                if (has_b) dst[vb] = vl_vector<RUNS>(w, base, end, pos, pb, vl, 8, lane);
+                if (has_b) dst[vb] = vl_vector<RUNS>(w, base, end, pos, pb, vl + 32 * 8 + lane, 32);
             } else {
                 T = start + all;
                 pos = start + x - mine;
-                if (has_a) dst[va] = vl_vector<RUNS>(w, base, end, pos, pa, vl, 0, lane);
-                if (has_b) dst[vb] = vl_vector<RUNS>(w, base, end, pos, pb, vl, 8, lane);
+                if (has_a) dst[va] = vl_vector<RUNS>(w, base, end, pos, pa, vl + lane, 32);
+                if (has_b) dst[vb] = vl_vector<RUNS>(w, base, end, pos, pb, vl + 32 * 8 + lane, 32);
             }
         }
         // Record length rule L == align_up(ceil(T/8), A) (T > 8L fails it too), then padding bits
@@ -223,5 +238,109 @@ __device__ __forceinline__ void vector_lane_rows(const IbpGatherParams& prm, con
             else if (stream_bits_set(w, base + T, base + total_bits)) code = IBP_STATUS_PADDING;
             if (code != IBP_STATUS_OK) ibp_report(prm.status, t.k0 + row, code);
         }
+    }
+}
+
+// Sum of bytes 0-7 of vd8 (8-byte aligned) whose bit of pv (bits 0-7) is set.
+__device__ __forceinline__ ibp_u32 vl_dot8(ibp_u32 pv, const ibp_u8* vd8) {
+    const ibp_u32* const d = (const ibp_u32*)vd8;  // (one 8-byte load on the device)
+    // (pv's low four bits spread to bytes: bit i lands at bit 8i, no carries.)
+    const ibp_u32 lo = ((pv & 0xfu) * 0x00204081u) & 0x01010101u;
+    const ibp_u32 hi = (((pv >> 4) & 0xfu) * 0x00204081u) & 0x01010101u;
+#ifdef __CUDA_ARCH__
+    const uint2 dd = *(const uint2*)d;
+    return __dp4a(lo, dd.x, __dp4a(hi, dd.y, 0u));
+#else
+    ibp_u32 sum = 0;
+    for (int b = 0; b < 4; b++) sum += ((lo >> (8 * b)) & 0xffu) * ((d[0] >> (8 * b)) & 0xffu) + ((hi >> (8 * b)) & 0xffu) * ((d[1] >> (8 * b)) & 0xffu);
+    return sum;
+#endif
+}
+
+// Layout 3 (flat): the rows of a tile (as vector_lane_rows) as one run of 16-byte output vectors,
+// vector g = V * row + v of the tile at out[g] (V = n / 8 vectors a row). Warp `warp` takes a
+// contiguous share of the tile's rows, so a row whose vectors span two passes stays in one warp;
+// each pass gives lane l the warp's next vector g, so no lane idles while the warp has vectors
+// (rows of 49 vectors kept 15 of 32 lanes idle in layout 2's second pass) and every store
+// instruction writes 512 consecutive bytes. A vector's stream bits are 128 less 16 - F for each
+// participating word (vl_dot8 over vd), its first bit the sum of those of the vectors before it
+// in its row: one scan over the pass, less what it summed for rows before the lane's, plus the
+// bits of the lane's row in passes before (the carry). The lane of a row's last vector makes the
+// row's checks (same order and codes as lane_tile_rows).
+template <int RUNS>
+__device__ __forceinline__ void vector_flat_rows(const IbpGatherParams& prm, const TileCtx& t, const uint4* vl, const ibp_u8* vd,
+                                                 ibp_u32 warp, ibp_u32 lane) {
+    const ibp_u32 n = t.n, V = n / 8;
+    const ibp_u32 a_mask = (1u << t.align_log2) - 1u;
+    const ibp_u32* const w = (const ibp_u32*)(t.tile - IBP_TILE_GUARD);
+    const ibp_u32 rec0 = (IBP_TILE_GUARD + t.skew) * 8;
+    uint4* const out = (uint4*)(prm.out + t.k0 * (ibp_u64)prm.row_bytes);
+    const ibp_u32 per_warp = (t.nrows + IBP_TILE_WARPS - 1) / IBP_TILE_WARPS;
+    const ibp_u32 row_begin = min(warp * per_warp, t.nrows), row_end = min(row_begin + per_warp, t.nrows);
+    const ibp_u32 g_end = row_end * V;
+    ibp_u32 row = row_begin + lane / V, v = lane % V;  // the lane's vector in the current pass
+    ibp_u32 carry = 0;  // stream bits of lane 0's row in the passes before (when it began there)
+    for (ibp_u32 g0 = row_begin * V; g0 < g_end; g0 += 32) {
+        const ibp_u32 g = g0 + lane;
+        const bool active = g < g_end;
+        ibp_u32 off = 0, len = 0;
+        if (active) {
+            off = t.offsets[row];
+            len = t.offsets[row + 1] - off;
+        }
+        const bool raw = len == t.raw_padded;
+        const ibp_u32 base = rec0 + off * 8, total_bits = len * 8, end = base + total_bits;
+        // A raw record: every word non-participating, fields from bit 0 (bytes as they are when
+        // the record starts a 16-byte vector of the tile).
+        ibp_u32 pv = 0, bits = 0;
+        if (active) {
+            if (!raw) pv = sbits32(w, base + min(8 * v, total_bits)) & 0xffu;
+            bits = 128u - vl_dot8(pv, vd + 8 * v);
+        }
+        ibp_u32 x = bits;
+#pragma unroll
+        for (ibp_u32 d = 1; d < 32; d <<= 1) {
+            const ibp_u32 y = __shfl_up_sync(FULL_MASK, x, d);
+            if (lane >= d) x += y;
+        }
+        // The lane's row began at lane rs of this pass (v <= lane), or in a pass before (v > lane).
+        const ibp_u32 rs = v <= lane ? lane - v : 0u;
+        const ibp_u32 before = __shfl_sync(FULL_MASK, x, rs == 0u ? 0u : rs - 1u);
+        const ibp_u32 excl = x - bits - (rs != 0u ? before : 0u) + (v > lane ? carry : 0u);
+        carry = __shfl_sync(FULL_MASK, excl + bits, 31);
+        if (active) {
+            ibp_u32 pos = (raw ? 0u : n) + excl;  // stream bit of the vector's first field
+            const ibp_u32 T = pos + bits;          // the row's stream bits, at its last vector
+            if (raw && ((base >> 3) & 15u) == 0) out[g] = ((const uint4*)((const ibp_u8*)w + (base >> 3)))[v];
+            else out[g] = vl_vector<RUNS>(w, base, end, pos, pv, vl + v, IBP_VL_VECTORS);
+            if (v == V - 1) {
+                // Record length rule L == align_up(ceil(T/8), A) (T > 8L fails it too), then padding
+                // bits T .. 8L-1 zero.
+                ibp_u32 code = IBP_STATUS_OK;
+                if (!raw && (T > total_bits || ((((T + 7) >> 3) + a_mask) & ~a_mask) != len)) code = IBP_STATUS_ROW_LENGTH;
+                else if (stream_bits_set(w, base + T, base + total_bits)) code = IBP_STATUS_PADDING;
+                if (code != IBP_STATUS_OK) ibp_report(prm.status, t.k0 + row, code);
+            }
+        }
+        v += 32;
+        while (v >= V) {
+            v -= V;
+            row++;
+        }
+    }
+}
+
+// The rows of a tile through the vector table vl (vd: layout 3's saved bits) of flags vl_flags
+// (vl_build), in layout IBP_LONG_VECTOR_LANES, for the positions' most runs of free bits.
+__device__ __forceinline__ void vector_lanes(const IbpGatherParams& prm, const TileCtx& t, const uint4* vl, const ibp_u8* vd,
+                                             ibp_u32 vl_flags, ibp_u32 warp, ibp_u32 lane) {
+    if (IBP_LONG_VECTOR_LANES == 3) {
+        if (vl_flags & IBP_VL_FOUR) vector_flat_rows<4>(prm, t, vl, vd, warp, lane);
+        else if (vl_flags & IBP_VL_THREE) vector_flat_rows<3>(prm, t, vl, vd, warp, lane);
+        else vector_flat_rows<2>(prm, t, vl, vd, warp, lane);
+    } else {
+        if (vl_flags & IBP_VL_FOUR) vector_lane_rows<4>(prm, t, vl, warp, lane);
+        else if (vl_flags & IBP_VL_THREE) vector_lane_rows<3>(prm, t, vl, warp, lane);
+        else vector_lane_rows<2>(prm, t, vl, warp, lane);
     }
 }

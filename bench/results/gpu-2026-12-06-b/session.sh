@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Twenty-seventh session (2026-12-06): vector lanes, layout 3 (flat: a tile's rows as one run of
+# 16-byte vectors, a warp's lanes on its next 32; kernels/ibp_gather/vector_lanes.cuh,
+# vector_flat_rows; GPU_NOTES entry 79). Here: `bash tools/gpu-run.sh --prepare`; on the device
+# (carry .devrun), one call per part:
+#   bash bench/results/gpu-2026-12-06-b/session.sh first  # the card's name, then part flat
+#   bash bench/results/gpu-2026-12-06-b/session.sh flat   # whole-entry decode / D2D of Fashion-MNIST's
+#       256 MiB entries, interleaved twice: default (lane per row) against layout 3 at 2 blocks per
+#       SM (84 KiB tiles) and at 3 (IBP_LEAN_LONG_MIN_BLOCKS=3, 52 KiB tiles); every decode checked
+#       byte for byte by the bench (~4 min)
+#   DEFINES="-DIBP_LONG_VECTOR_LANES=3" bash bench/results/gpu-2026-12-06-b/session.sh tests
+#       # every GPU test, vector and sanitizer with the switch on (tools/gpu-full-run.sh)
+#   DEFINES=... TILE=... bash bench/results/gpu-2026-12-06-b/session.sh prof  # Nsight Compute, long-fashion
+set -u
+part=${1:-first}
+. tools/gpu-ab-lib.sh
+run_flat() {
+    rm -rf /tmp/ab; mkdir -p /tmp/ab
+    for i in 1 2; do
+        ab d_$i "" $B --only fashion
+        ab f_$i "-DIBP_LONG_VECTOR_LANES=3" $B --only fashion
+        IBP_TILE_BYTES=53248 ab f3_$i "-DIBP_LONG_VECTOR_LANES=3 -DIBP_LEAN_LONG_MIN_BLOCKS=3" $B --only fashion
+        tar czf "$R/ab-flat.tgz" -C /tmp ab  # (what has run, should the call end early)
+    done
+    report "compare decode d f" "compare decode d f3"
+    mv "$R/ab.tgz" "$R/ab-flat.tgz"
+}
+case "$part" in
+first)
+    nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1
+    run_flat
+    ;;
+flat) run_flat ;;
+tests)
+    IBP_KERNEL_DEFINES="${DEFINES:-}" timeout 560 bash tools/gpu-full-run.sh
+    ;;
+prof)
+    ${TILE:+env IBP_TILE_BYTES=$TILE} IBP_KERNEL_DEFINES="${DEFINES:-}" IBP_PROFILE_STALLS=2 IBP_PROFILE_ONLY=long-fashion bash tools/gpu-profile.sh
+    ;;
+*)
+    echo "unknown part $part" >&2
+    exit 2
+    ;;
+esac
