@@ -16,9 +16,11 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
-#include <memory>
+#include <sys/mman.h>
 #include <ucontext.h>
+#include <unistd.h>
 #include <vector>
 
 #define __device__
@@ -97,7 +99,9 @@ struct HostFiber {
 };
 
 struct HostGrid {
-    ucontext_t scheduler;
+    // (Zeroed: AddressSanitizer's swapcontext clears the shadow of the target context's uc_stack,
+    // which must say "no stack of its own" (size 0) here, not hold whatever the stack held before.)
+    ucontext_t scheduler{};
     std::vector<HostFiber> fibers;
     std::vector<HostScope> warps;
     HostScope block;
@@ -205,12 +209,80 @@ inline std::vector<unsigned char>& host_dynamic_smem() {
 }
 #define IBP_DYNAMIC_SMEM(name) ibp_u8* const name = host_dynamic_smem().data()
 
+// ---- Fiber stacks --------------------------------------------------------------------------------
+//
+// A stack per thread of the largest block launched so far, kept for the next launches. Each is a
+// mapping of its own with a guard page (PROT_NONE) at its low end: a fiber that overflows its stack
+// faults there at once (SIGSEGV; AddressSanitizer reports it) instead of writing over other memory.
+//
+// Size: host_stack_default_kib KiB, or IBP_HOST_STACK_KIB (whole pages). IBP_HOST_STACK_REPORT=1
+// paints each stack when made and prints at exit (stderr) the most any fiber of the process used:
+// the bytes from the top of its stack down to the lowest byte no longer as painted.
+inline constexpr size_t host_stack_default_kib = 256;
+
+struct HostStacks {
+    static constexpr unsigned char paint = 0xa5;
+    size_t page = 0, bytes = 0;            // page size; usable bytes of each stack (whole pages)
+    bool report = false;                   // IBP_HOST_STACK_REPORT
+    std::vector<unsigned char*> low;       // each stack's usable low end (its guard page just below)
+
+    HostStacks() {
+        page = (size_t)sysconf(_SC_PAGESIZE);
+        size_t kib = host_stack_default_kib;
+        if (const char* e = std::getenv("IBP_HOST_STACK_KIB"); e && *e) {
+            char* end = nullptr;
+            const unsigned long v = std::strtoul(e, &end, 10);
+            if (*end || v == 0) {
+                std::fprintf(stderr, "cuda_host.h: IBP_HOST_STACK_KIB=%s is not a number of KiB\n", e);
+                std::abort();
+            }
+            kib = v;
+        }
+        bytes = (kib * 1024 + page - 1) / page * page;
+        const char* r = std::getenv("IBP_HOST_STACK_REPORT");
+        report = r && *r && std::strcmp(r, "0") != 0;
+    }
+    HostStacks(const HostStacks&) = delete;
+    HostStacks& operator=(const HostStacks&) = delete;
+
+    void reserve(size_t n) {
+        while (low.size() < n) {
+            void* m = mmap(nullptr, page + bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+            if (m == MAP_FAILED || mprotect(m, page, PROT_NONE) != 0) {
+                std::perror("cuda_host.h: fiber stack (mmap, mprotect)");
+                std::abort();
+            }
+            unsigned char* p = static_cast<unsigned char*>(m) + page;
+            if (report) std::memset(p, paint, bytes);
+            low.push_back(p);
+        }
+    }
+    // The most bytes any of the stacks has used (painted stacks only).
+    size_t high_water() const {
+        size_t most = 0;
+        for (const unsigned char* p : low) {
+            size_t i = 0;
+            while (i < bytes && p[i] == paint) i++;
+            if (bytes - i > most) most = bytes - i;
+        }
+        return most;
+    }
+    ~HostStacks() {  // (the stacks stay mapped until the process ends)
+        if (report && !low.empty())
+            std::fprintf(stderr, "cuda_host.h: fiber stack high-water %zu bytes of %zu (%zu stacks)\n", high_water(),
+                         bytes, low.size());
+    }
+};
+inline HostStacks& host_stacks() {
+    static HostStacks s;
+    return s;
+}
+
 // Runs kernel() as a grid of `blocks` blocks of `threads` threads (a multiple of 32, at most 1024)
 // with `smem` bytes of dynamic shared memory, one block after another.
 inline void run_grid(unsigned blocks, unsigned threads, size_t smem, const std::function<void()>& kernel) {
-    constexpr size_t stack_bytes = 256 * 1024;
-    static std::vector<std::unique_ptr<char[]>> stacks;  // kept for the next launch
-    while (stacks.size() < threads) stacks.emplace_back(new char[stack_bytes]);
+    HostStacks& stacks = host_stacks();
+    stacks.reserve(threads);
     host_dynamic_smem().assign(smem + 16, 0);
     for (unsigned b = 0; b < blocks; b++) {
         HostGrid g;
@@ -223,8 +295,8 @@ inline void run_grid(unsigned blocks, unsigned threads, size_t smem, const std::
         for (unsigned t = 0; t < threads; t++) {
             HostFiber& f = g.fibers[t];
             getcontext(&f.ctx);
-            f.ctx.uc_stack.ss_sp = stacks[t].get();
-            f.ctx.uc_stack.ss_size = stack_bytes;
+            f.ctx.uc_stack.ss_sp = stacks.low[t];
+            f.ctx.uc_stack.ss_size = stacks.bytes;
             f.ctx.uc_link = nullptr;
             makecontext(&f.ctx, host_fiber_main, 0);
         }
