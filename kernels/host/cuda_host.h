@@ -218,7 +218,18 @@ inline std::vector<unsigned char>& host_dynamic_smem() {
 // Size: host_stack_default_kib KiB, or IBP_HOST_STACK_KIB (whole pages). IBP_HOST_STACK_REPORT=1
 // paints each stack when made and prints at exit (stderr) the most any fiber of the process used:
 // the bytes from the top of its stack down to the lowest byte no longer as painted.
-inline constexpr size_t host_stack_default_kib = 256;
+//
+// Measured that way (g++ 12, x86-64; every test of crates/ibp-gpu/tests/host_kernels.rs in a process
+// of its own, as tools/host-kernels-test.sh runs them; tools/kernel-host-test.sh), the most in bytes:
+//   host kernels (launch.cpp, -O2)                                    1 384
+//   host kernels with AddressSanitizer                                2 496
+//   the same, through AddressSanitizer's reports of a heap and a     26 984
+//     stack overflow put into warp_copy (-fsanitize-recover)
+//   row decoders (table_decoders.cpp, -O1; with AddressSanitizer)       680; 1 296
+// 64 KiB is 2.4 times the most of them (26 times a kernel's own use). With 256 KiB, as before, the
+// sanitized tests took 2.2 times as long: AddressSanitizer's swapcontext clears the shadow of the
+// whole stack it switches to, twice per switch.
+inline constexpr size_t host_stack_default_kib = 64;
 
 struct HostStacks {
     static constexpr unsigned char paint = 0xa5;
