@@ -149,6 +149,7 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
     // The long-rows kernel's vector table of the current chunk (vector_lane_rows) and its IBP_VL_* flags.
     __shared__ uint4 vl_table[SHAPE == IBP_LEAN_LONG ? IBP_VL_POSITIONS : 1];
     __shared__ __align__(8) ibp_u8 vl_saved[SHAPE == IBP_LEAN_LONG && IBP_LONG_VECTOR_LANES == 3 ? IBP_VL_POSITIONS : 8];
+    __shared__ ibp_u32 vl_run3[SHAPE == IBP_LEAN_LONG && IBP_LONG_VECTOR_LANES == 3 ? IBP_VL_POSITIONS : 1];
     ibp_u32 vl_flags = 0;
 #endif
     if (threadIdx.x == 0) {
@@ -229,7 +230,7 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
 #if IBP_LONG_VECTOR_LANES
             vl_flags = 0;
             if (SHAPE == IBP_LEAN_LONG && table_ok && G == 1 && wb == 2 && n <= IBP_VL_POSITIONS)
-                vl_flags = vl_build(prm.meta + c.masks_offset, words_bytes, n, vl_table, vl_saved);
+                vl_flags = vl_build(prm.meta + c.masks_offset, words_bytes, n, vl_table, vl_saved, vl_run3);
 #endif
         }
         // 1. Offset of the tile's first record: anchor + lengths of rows (r0 & ~31) .. r0 - 1 (warp 0),
@@ -429,7 +430,7 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
                 for (ibp_u32 row = threadIdx.x; row < nrows; row += IBP_TILE_THREADS) ibp_report(prm.status, t.k0 + row, IBP_STATUS_LAYOUT);
 #if IBP_LONG_VECTOR_LANES
             } else if (SHAPE == IBP_LEAN_LONG && (vl_flags & IBP_VL_OK) && ((prm.row_bytes | (ibp_u32)(size_t)prm.out) & 15u) == 0) {
-                vector_lanes(prm, t, vl_table, vl_saved, vl_flags, warp, lane);
+                vector_lanes(prm, t, vl_table, vl_saved, vl_run3, vl_flags, warp, lane);
 #endif
             } else if (SHAPE == IBP_LEAN_LONG && IBP_LONG_LANE_ROWS && wb <= 4 && ((prm.row_bytes | (ibp_u32)(size_t)prm.out) & 15u) == 0) {
                 by_word_width<LaneRows>(wb, !t.no_multi, prm, t, warp, lane);

@@ -35,12 +35,15 @@
 #define IBP_VL_THREE 2u  // some position has three runs of free bits, none four
 #define IBP_VL_FOUR 4u   // some position has four runs of free bits
 
-// The vector-table entry of a 16-bit position with Mask m and Bitval b: x = run 0 | run 1 << 16,
-// y = run 2 | run 3 << 16 (the runs of free bits from the lowest, none past the last), z = Bitval |
-// F << 16, w = sh0 | (sh1 + 16) << 8 | sh2 << 16 | (sh3 + 16) << 24, where run k's bits are the field
-// shifted left by sh_k (its start less the lengths of the runs before it). Returns the number of
-// runs, 5 when the free bits form more than four.
-__device__ __forceinline__ ibp_u32 vl_entry(ibp_u32 m, ibp_u32 b, uint4& e) {
+// The vector-table entry of a 16-bit position with Mask m and Bitval b. Layouts 1 and 2: x = run 0 |
+// run 1 << 16, y = run 2 | run 3 << 16 (the runs of free bits from the lowest, none past the last), z
+// = Bitval | F << 16, w = sh0 | (sh1 + 16) << 8 | sh2 << 16 | (sh3 + 16) << 24, where run k's bits are
+// the field shifted left by sh_k (its start less the lengths of the runs before it). Layout 3 puts
+// the word in the high half, so that each shift sits alone in the low five bits of a register (all
+// a funnel shift reads) beside a mask in the high half: x = run 0 << 16 | (sh1 + 16), y = run 1 << 16
+// | (sh2 + 16), z = run 2 << 16 | (sh0 + 16), w = Bitval << 16 | (sh3 + 16), and run3 = run 3 << 16.
+// Returns the number of runs, 5 when the free bits form more than four.
+__device__ __forceinline__ ibp_u32 vl_entry(ibp_u32 m, ibp_u32 b, uint4& e, ibp_u32& run3) {
     const ibp_u32 free_bits = ~m & 0xffffu;
     ibp_u32 rest = free_bits, used = 0, runs = 0, run[4], sh[4];
 #pragma unroll
@@ -58,8 +61,14 @@ __device__ __forceinline__ ibp_u32 vl_entry(ibp_u32 m, ibp_u32 b, uint4& e) {
             rest &= ~run[k];
         }
     }
-    e = make_uint4(run[0] | (run[1] << 16), run[2] | (run[3] << 16), (b & 0xffffu) | ((ibp_u32)__popc(free_bits) << 16),
-                   sh[0] | ((sh[1] + 16) << 8) | (sh[2] << 16) | ((sh[3] + 16) << 24));
+    if (IBP_LONG_VECTOR_LANES == 3) {
+        e = make_uint4((run[0] << 16) | (sh[1] + 16), (run[1] << 16) | (sh[2] + 16), (run[2] << 16) | (sh[0] + 16),
+                       (b << 16) | (sh[3] + 16));
+    } else {
+        e = make_uint4(run[0] | (run[1] << 16), run[2] | (run[3] << 16), (b & 0xffffu) | ((ibp_u32)__popc(free_bits) << 16),
+                       sh[0] | ((sh[1] + 16) << 8) | (sh[2] << 16) | ((sh[3] + 16) << 24));
+    }
+    run3 = run[3] << 16;
     return rest == 0u ? runs : 5u;
 }
 
@@ -82,22 +91,29 @@ __device__ __forceinline__ ibp_u32 vl_entry_position(ibp_u32 i) {
 // words at masks, Bitvals at masks + words_bytes): entry i for position vl_entry_position(i) (layouts
 // 1 and 2: slot s of lane l at vl[32 * s + l], so that the 32 lanes' entries of one slot are 32
 // consecutive 16-byte entries); positions n .. are zero (no free bits). Layout 3 also writes vd[j] =
-// 16 - F of position j (0 from n on): the bits a participating word saves. Every thread of the
+// 16 - F of position j (0 from n on): the bits a participating word saves, and run3[i] (its entry's
+// fourth run, vl_entry). Every thread of the
 // block must call it (it ends with barriers); returns IBP_VL_OK (| IBP_VL_THREE or IBP_VL_FOUR) when
 // every position has at most four runs, else 0.
-__device__ __forceinline__ ibp_u32 vl_build(const ibp_u8* masks, ibp_u64 words_bytes, ibp_u32 n, uint4* vl, ibp_u8* vd) {
+__device__ __forceinline__ ibp_u32 vl_build(const ibp_u8* masks, ibp_u64 words_bytes, ibp_u32 n, uint4* vl, ibp_u8* vd,
+                                            ibp_u32* run3) {
     bool ok = true, three = false, four = false;
     for (ibp_u32 i = threadIdx.x; i < IBP_VL_POSITIONS; i += IBP_TILE_THREADS) {
         const ibp_u32 j = vl_entry_position(i);
         uint4 e = make_uint4(0u, 0u, 0u, 0u);
+        ibp_u32 r3 = 0, m = 0xffffu;
         if (j < n) {
-            const ibp_u32 runs = vl_entry((ibp_u32)load_word<2>(masks, j), (ibp_u32)load_word<2>(masks + words_bytes, j), e);
+            m = (ibp_u32)load_word<2>(masks, j);
+            const ibp_u32 runs = vl_entry(m, (ibp_u32)load_word<2>(masks + words_bytes, j), e, r3);
             ok &= runs <= 4;
             three |= runs == 3;
             four |= runs >= 4;
         }
         vl[i] = e;
-        if (IBP_LONG_VECTOR_LANES == 3) vd[j] = (ibp_u8)(j < n ? 16u - (e.z >> 16) : 0u);
+        if (IBP_LONG_VECTOR_LANES == 3) {
+            vd[j] = (ibp_u8)(j < n ? (ibp_u32)__popc(m) : 0u);  // 16 - F: the bits a participating word saves
+            run3[i] = r3;
+        }
     }
     const bool all_ok = __syncthreads_and(ok) != 0;
     const bool any_three = __syncthreads_and(!three) == 0;
@@ -241,20 +257,64 @@ __device__ __forceinline__ void vector_lane_rows(const IbpGatherParams& prm, con
     }
 }
 
-// Sum of bytes 0-7 of vd8 (8-byte aligned) whose bit of pv (bits 0-7) is set.
-__device__ __forceinline__ ibp_u32 vl_dot8(ibp_u32 pv, const ibp_u8* vd8) {
-    const ibp_u32* const d = (const ibp_u32*)vd8;  // (one 8-byte load on the device)
-    // (pv's low four bits spread to bytes: bit i lands at bit 8i, no carries.)
-    const ibp_u32 lo = ((pv & 0xfu) * 0x00204081u) & 0x01010101u;
-    const ibp_u32 hi = (((pv >> 4) & 0xfu) * 0x00204081u) & 0x01010101u;
+// Byte k (0-3) of x, as a number.
+__device__ __forceinline__ ibp_u32 vl_byte(ibp_u32 x, ibp_u32 k) { return __byte_perm(x, 0u, 0x4440u | k); }
+
+// Layout 3: a participating word in the high half from its field's stream bits x (low bits) through
+// entry e (vl_entry) and run3 (the fourth run's mask, used when RUNS == 4): each run is the field
+// shifted by a shift held in the low bits of one register and masked by the high half of another.
+template <int RUNS>
+__device__ __forceinline__ ibp_u32 vl_word_high(ibp_u32 x, const uint4& e, ibp_u32 run3) {
+    ibp_u32 r = (__funnelshift_l(0u, x, e.z) & e.x) | e.w;  // run 0 (the low half: zero | sh3 + 16)
+    r |= __funnelshift_l(0u, x, e.x) & e.y;                   // run 1
+    if (RUNS >= 3) r |= __funnelshift_l(0u, x, e.y) & e.z;    // run 2
+    if (RUNS >= 4) r |= __funnelshift_l(0u, x, e.w) & run3;   // run 3
+    return r;
+}
+
+// Layout 3: one 16-byte output vector, word k through entry e0[IBP_VL_VECTORS * k] (and run3 at the
+// same index), participation bits pv (bit k: word k), fields from stream bit pos: word k's field
+// length is byte k of f (fl: words 0-3, fh: 4-7), its start pos + the sum of those before it. Two
+// words' fields are read as 32 bits at or before the record's end.
+template <int RUNS>
+__device__ __forceinline__ uint4 vl_vector_flat(const ibp_u32* w, ibp_u32 end, ibp_u32 pos, ibp_u32 pv, ibp_u32 fl, ibp_u32 fh,
+                                                const uint4* e0, const ibp_u32* run3) {
+    // Field starts from the vector's first bit, one byte per word (at most 7 * 16 bits: no carries).
+    const ibp_u32 ol = fl * 0x01010100u;
+    const ibp_u32 oh = fh * 0x01010100u + ((fl * 0x01010101u) >> 24) * 0x01010101u;
+    ibp_u32 out[4];
+#pragma unroll
+    for (ibp_u32 r = 0; r < 4; r++) {
+        const ibp_u32 o = r < 2 ? ol : oh, f = r < 2 ? fl : fh, b = 2 * (r & 1);
+        const ibp_u32 x0 = sbits32(w, min(pos + vl_byte(o, b), end));  // the fields of words 2r and 2r + 1
+        const ibp_u32 x1 = x0 >> vl_byte(f, b);
+        ibp_u32 word[2];
+#pragma unroll
+        for (ibp_u32 q = 0; q < 2; q++) {
+            const ibp_u32 k = 2 * r + q, x = q == 0 ? x0 : x1;
+            const ibp_u32 part = vl_word_high<RUNS>(x, e0[IBP_VL_VECTORS * k], RUNS >= 4 ? run3[IBP_VL_VECTORS * k] : 0u);
+            word[q] = (pv & (1u << k)) != 0u ? part : x << 16;  // (not participating: the field is the word)
+        }
+        out[r] = __byte_perm(word[0], word[1], 0x7632);
+    }
+    return make_uint4(out[0], out[1], out[2], out[3]);
+}
+
+// Field lengths of the 8 words of a vector, one byte each (lo: words 0-3, hi: 4-7): 16 less vd8's
+// byte (16 - F) where pv's bit is set (the word participates).
+__device__ __forceinline__ void vl_field_lengths(ibp_u32 pv, const ibp_u8* vd8, ibp_u32& lo, ibp_u32& hi) {
+    // (pv's bits spread to bytes: bit i of a nibble lands at bit 8i, no carries; times 255, a byte mask.)
+    const ibp_u32 pl = ((pv & 0xfu) * 0x00204081u) & 0x01010101u;
+    const ibp_u32 ph = (((pv >> 4) & 0xfu) * 0x00204081u) & 0x01010101u;
+    const ibp_u32* const d = (const ibp_u32*)vd8;
 #ifdef __CUDA_ARCH__
-    const uint2 dd = *(const uint2*)d;
-    return __dp4a(lo, dd.x, __dp4a(hi, dd.y, 0u));
+    const uint2 dd = *(const uint2*)d;  // (one 8-byte load)
+    const ibp_u32 d0 = dd.x, d1 = dd.y;
 #else
-    ibp_u32 sum = 0;
-    for (int b = 0; b < 4; b++) sum += ((lo >> (8 * b)) & 0xffu) * ((d[0] >> (8 * b)) & 0xffu) + ((hi >> (8 * b)) & 0xffu) * ((d[1] >> (8 * b)) & 0xffu);
-    return sum;
+    const ibp_u32 d0 = d[0], d1 = d[1];
 #endif
+    lo = 0x10101010u - ((pl * 0xffu) & d0);
+    hi = 0x10101010u - ((ph * 0xffu) & d1);
 }
 
 // Layout 3 (flat): the rows of a tile (as vector_lane_rows) as one run of 16-byte output vectors,
@@ -263,13 +323,13 @@ __device__ __forceinline__ ibp_u32 vl_dot8(ibp_u32 pv, const ibp_u8* vd8) {
 // each pass gives lane l the warp's next vector g, so no lane idles while the warp has vectors
 // (rows of 49 vectors kept 15 of 32 lanes idle in layout 2's second pass) and every store
 // instruction writes 512 consecutive bytes. A vector's stream bits are 128 less 16 - F for each
-// participating word (vl_dot8 over vd), its first bit the sum of those of the vectors before it
+// participating word (vl_field_lengths over vd), its first bit the sum of those of the vectors before it
 // in its row: one scan over the pass, less what it summed for rows before the lane's, plus the
 // bits of the lane's row in passes before (the carry). The lane of a row's last vector makes the
 // row's checks (same order and codes as lane_tile_rows).
 template <int RUNS>
 __device__ __forceinline__ void vector_flat_rows(const IbpGatherParams& prm, const TileCtx& t, const uint4* vl, const ibp_u8* vd,
-                                                 ibp_u32 warp, ibp_u32 lane) {
+                                                 const ibp_u32* run3, ibp_u32 warp, ibp_u32 lane) {
     const ibp_u32 n = t.n, V = n / 8;
     const ibp_u32 a_mask = (1u << t.align_log2) - 1u;
     const ibp_u32* const w = (const ibp_u32*)(t.tile - IBP_TILE_GUARD);
@@ -292,10 +352,11 @@ __device__ __forceinline__ void vector_flat_rows(const IbpGatherParams& prm, con
         const ibp_u32 base = rec0 + off * 8, total_bits = len * 8, end = base + total_bits;
         // A raw record: every word non-participating, fields from bit 0 (bytes as they are when
         // the record starts a 16-byte vector of the tile).
-        ibp_u32 pv = 0, bits = 0;
+        ibp_u32 pv = 0, bits = 0, fl = 0, fh = 0;
         if (active) {
             if (!raw) pv = sbits32(w, base + min(8 * v, total_bits)) & 0xffu;
-            bits = 128u - vl_dot8(pv, vd + 8 * v);
+            vl_field_lengths(pv, vd + 8 * v, fl, fh);
+            bits = ((fl * 0x01010101u) >> 24) + ((fh * 0x01010101u) >> 24);
         }
         ibp_u32 x = bits;
 #pragma unroll
@@ -309,10 +370,10 @@ __device__ __forceinline__ void vector_flat_rows(const IbpGatherParams& prm, con
         const ibp_u32 excl = x - bits - (rs != 0u ? before : 0u) + (v > lane ? carry : 0u);
         carry = __shfl_sync(FULL_MASK, excl + bits, 31);
         if (active) {
-            ibp_u32 pos = (raw ? 0u : n) + excl;  // stream bit of the vector's first field
-            const ibp_u32 T = pos + bits;          // the row's stream bits, at its last vector
+            const ibp_u32 pos = (raw ? 0u : n) + excl;  // stream bit of the vector's first field
+            const ibp_u32 T = pos + bits;                // the row's stream bits, at its last vector
             if (raw && ((base >> 3) & 15u) == 0) out[g] = ((const uint4*)((const ibp_u8*)w + (base >> 3)))[v];
-            else out[g] = vl_vector<RUNS>(w, base, end, pos, pv, vl + v, IBP_VL_VECTORS);
+            else out[g] = vl_vector_flat<RUNS>(w, end, base + pos, pv, fl, fh, vl + v, run3 + v);
             if (v == V - 1) {
                 // Record length rule L == align_up(ceil(T/8), A) (T > 8L fails it too), then padding
                 // bits T .. 8L-1 zero.
@@ -330,14 +391,14 @@ __device__ __forceinline__ void vector_flat_rows(const IbpGatherParams& prm, con
     }
 }
 
-// The rows of a tile through the vector table vl (vd: layout 3's saved bits) of flags vl_flags
+// The rows of a tile through the vector table vl (vd, run3: layout 3's saved bits and fourth runs) of flags vl_flags
 // (vl_build), in layout IBP_LONG_VECTOR_LANES, for the positions' most runs of free bits.
 __device__ __forceinline__ void vector_lanes(const IbpGatherParams& prm, const TileCtx& t, const uint4* vl, const ibp_u8* vd,
-                                             ibp_u32 vl_flags, ibp_u32 warp, ibp_u32 lane) {
+                                             const ibp_u32* run3, ibp_u32 vl_flags, ibp_u32 warp, ibp_u32 lane) {
     if (IBP_LONG_VECTOR_LANES == 3) {
-        if (vl_flags & IBP_VL_FOUR) vector_flat_rows<4>(prm, t, vl, vd, warp, lane);
-        else if (vl_flags & IBP_VL_THREE) vector_flat_rows<3>(prm, t, vl, vd, warp, lane);
-        else vector_flat_rows<2>(prm, t, vl, vd, warp, lane);
+        if (vl_flags & IBP_VL_FOUR) vector_flat_rows<4>(prm, t, vl, vd, run3, warp, lane);
+        else if (vl_flags & IBP_VL_THREE) vector_flat_rows<3>(prm, t, vl, vd, run3, warp, lane);
+        else vector_flat_rows<2>(prm, t, vl, vd, run3, warp, lane);
     } else {
         if (vl_flags & IBP_VL_FOUR) vector_lane_rows<4>(prm, t, vl, warp, lane);
         else if (vl_flags & IBP_VL_THREE) vector_lane_rows<3>(prm, t, vl, warp, lane);
