@@ -354,7 +354,9 @@ __device__ __forceinline__ void vector_flat_rows(const IbpGatherParams& prm, con
         // the record starts a 16-byte vector of the tile).
         ibp_u32 pv = 0, bits = 0, fl = 0, fh = 0;
         if (active) {
-            if (!raw) pv = sbits32(w, base + min(8 * v, total_bits)) & 0xffu;
+            // (Vector v's participation bits are byte v of the record; past a short record's end,
+            // the byte after it, in the tile or its guard.)
+            if (!raw) pv = ((const ibp_u8*)w)[(base >> 3) + min(v, len)];
             vl_field_lengths(pv, vd + 8 * v, fl, fh);
             bits = ((fl * 0x01010101u) >> 24) + ((fh * 0x01010101u) >> 24);
         }
