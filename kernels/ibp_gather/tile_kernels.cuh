@@ -148,8 +148,8 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
 #if IBP_LONG_VECTOR_LANES
     // The long-rows kernel's vector table of the current chunk (vector_lane_rows) and its IBP_VL_* flags.
     __shared__ uint4 vl_table[SHAPE == IBP_LEAN_LONG ? IBP_VL_POSITIONS : 1];
-    __shared__ __align__(8) ibp_u8 vl_saved[SHAPE == IBP_LEAN_LONG && IBP_LONG_VECTOR_LANES == 3 ? IBP_VL_POSITIONS : 8];
-    __shared__ ibp_u32 vl_run3[SHAPE == IBP_LEAN_LONG && IBP_LONG_VECTOR_LANES == 3 ? IBP_VL_POSITIONS : 1];
+    __shared__ __align__(8) ibp_u8 vl_saved[SHAPE == IBP_LEAN_LONG && IBP_LONG_VECTOR_LANES >= 3 ? IBP_VL_POSITIONS : 8];
+    __shared__ ibp_u32 vl_run3[SHAPE == IBP_LEAN_LONG && IBP_LONG_VECTOR_LANES >= 3 ? IBP_VL_POSITIONS : 1];
     ibp_u32 vl_flags = 0;
 #endif
     if (threadIdx.x == 0) {

@@ -61,7 +61,7 @@ __device__ __forceinline__ ibp_u32 vl_entry(ibp_u32 m, ibp_u32 b, uint4& e, ibp_
             rest &= ~run[k];
         }
     }
-    if (IBP_LONG_VECTOR_LANES == 3) {
+    if (IBP_LONG_VECTOR_LANES >= 3) {
         e = make_uint4((run[0] << 16) | (sh[1] + 16), (run[1] << 16) | (sh[2] + 16), (run[2] << 16) | (sh[0] + 16),
                        (b << 16) | (sh[3] + 16));
     } else {
@@ -83,7 +83,7 @@ __device__ __forceinline__ ibp_u32 vl_position(ibp_u32 l, ibp_u32 s) {
 // layout 3 word k = i / IBP_VL_VECTORS of vector v = i % IBP_VL_VECTORS (entry k * IBP_VL_VECTORS + v,
 // so that lanes decoding consecutive vectors read consecutive entries).
 __device__ __forceinline__ ibp_u32 vl_entry_position(ibp_u32 i) {
-    if (IBP_LONG_VECTOR_LANES == 3) return 8 * (i % IBP_VL_VECTORS) + i / IBP_VL_VECTORS;
+    if (IBP_LONG_VECTOR_LANES >= 3) return 8 * (i % IBP_VL_VECTORS) + i / IBP_VL_VECTORS;
     return vl_position(i % 32, i / 32);
 }
 
@@ -110,7 +110,7 @@ __device__ __forceinline__ ibp_u32 vl_build(const ibp_u8* masks, ibp_u64 words_b
             four |= runs >= 4;
         }
         vl[i] = e;
-        if (IBP_LONG_VECTOR_LANES == 3) {
+        if (IBP_LONG_VECTOR_LANES >= 3) {
             vd[j] = (ibp_u8)(j < n ? (ibp_u32)__popc(m) : 0u);  // 16 - F: the bits a participating word saves
             run3[i] = r3;
         }
@@ -317,75 +317,112 @@ __device__ __forceinline__ void vl_field_lengths(ibp_u32 pv, const ibp_u8* vd8, 
     hi = 0x10101010u - ((ph * 0xffu) & d1);
 }
 
+// Layouts 3 and 4: one output vector's record (vector v of row `row` of the tile): where the record
+// lies (base: stream bit of its first byte, len bytes, raw), the vector's participation bits pv, the
+// field lengths of its words (fl, fh: vl_field_lengths) and its stream bits (their sum). A raw
+// record: every word non-participating, fields from bit 0.
+struct VlVector {
+    ibp_u32 base, len, pv, fl, fh, bits;
+    bool raw;
+};
+__device__ __forceinline__ VlVector vl_vector_record(const TileCtx& t, const ibp_u32* w, ibp_u32 rec0, const ibp_u8* vd, ibp_u32 row,
+                                                     ibp_u32 v) {
+    VlVector r;
+    const ibp_u32 off = t.offsets[row];
+    r.len = t.offsets[row + 1] - off;
+    r.raw = r.len == t.raw_padded;
+    r.base = rec0 + off * 8;
+    // (Vector v's participation bits are byte v of the record; past a short record's end, the byte
+    // after it, in the tile or its guard.)
+    r.pv = r.raw ? 0u : ((const ibp_u8*)w)[(r.base >> 3) + min(v, r.len)];
+    vl_field_lengths(r.pv, vd + 8 * v, r.fl, r.fh);
+    r.bits = ((r.fl * 0x01010101u) >> 24) + ((r.fh * 0x01010101u) >> 24);
+    return r;
+}
+
+// Layouts 3 and 4: decodes vector v of the record a (its first field at stream bit pos of the
+// record) into *dst (a raw record that starts a 16-byte vector of the tile: its bytes as they are);
+// at the row's last vector, checks the row (T: its stream bits) with the same order and codes as
+// lane_tile_rows.
+template <int RUNS>
+__device__ __forceinline__ void vl_decode_vector(const IbpGatherParams& prm, const TileCtx& t, const ibp_u32* w, const uint4* vl,
+                                                 const ibp_u32* run3, const VlVector& a, ibp_u32 row, ibp_u32 v, ibp_u32 V,
+                                                 ibp_u32 pos, uint4* dst) {
+    const ibp_u32 total_bits = a.len * 8, end = a.base + total_bits;
+    if (a.raw && ((a.base >> 3) & 15u) == 0) *dst = ((const uint4*)((const ibp_u8*)w + (a.base >> 3)))[v];
+    else *dst = vl_vector_flat<RUNS>(w, end, a.base + pos, a.pv, a.fl, a.fh, vl + v, run3 + v);
+    if (v == V - 1) {
+        // Record length rule L == align_up(ceil(T/8), A) (T > 8L fails it too), then padding bits
+        // T .. 8L-1 zero.
+        const ibp_u32 T = pos + a.bits;
+        const ibp_u32 a_mask = (1u << t.align_log2) - 1u;
+        ibp_u32 code = IBP_STATUS_OK;
+        if (!a.raw && (T > total_bits || ((((T + 7) >> 3) + a_mask) & ~a_mask) != a.len)) code = IBP_STATUS_ROW_LENGTH;
+        else if (stream_bits_set(w, a.base + T, end)) code = IBP_STATUS_PADDING;
+        if (code != IBP_STATUS_OK) ibp_report(prm.status, t.k0 + row, code);
+    }
+}
+
 // Layout 3 (flat): the rows of a tile (as vector_lane_rows) as one run of 16-byte output vectors,
 // vector g = V * row + v of the tile at out[g] (V = n / 8 vectors a row). Warp `warp` takes a
 // contiguous share of the tile's rows, so a row whose vectors span two passes stays in one warp;
 // each pass gives lane l the warp's next vector g, so no lane idles while the warp has vectors
 // (rows of 49 vectors kept 15 of 32 lanes idle in layout 2's second pass) and every store
 // instruction writes 512 consecutive bytes. A vector's stream bits are 128 less 16 - F for each
-// participating word (vl_field_lengths over vd), its first bit the sum of those of the vectors before it
-// in its row: one scan over the pass, less what it summed for rows before the lane's, plus the
-// bits of the lane's row in passes before (the carry). The lane of a row's last vector makes the
-// row's checks (same order and codes as lane_tile_rows).
+// participating word (vl_field_lengths over vd), its first bit the sum of those of the vectors
+// before it in its row: one scan over the pass, less what it summed for rows before the lane's,
+// plus the bits of the lane's row in passes before (the carry). The lane of a row's last vector
+// makes the row's checks. Layout 4 gives each lane two consecutive vectors of a pass (64 a pass),
+// so that the per-pass work (offsets, scan, carry) is shared by two vectors.
 template <int RUNS>
 __device__ __forceinline__ void vector_flat_rows(const IbpGatherParams& prm, const TileCtx& t, const uint4* vl, const ibp_u8* vd,
                                                  const ibp_u32* run3, ibp_u32 warp, ibp_u32 lane) {
+    constexpr ibp_u32 PER_LANE = IBP_LONG_VECTOR_LANES == 4 ? 2 : 1;  // consecutive vectors of a lane
+    constexpr ibp_u32 PASS = 32 * PER_LANE;
     const ibp_u32 n = t.n, V = n / 8;
-    const ibp_u32 a_mask = (1u << t.align_log2) - 1u;
     const ibp_u32* const w = (const ibp_u32*)(t.tile - IBP_TILE_GUARD);
     const ibp_u32 rec0 = (IBP_TILE_GUARD + t.skew) * 8;
     uint4* const out = (uint4*)(prm.out + t.k0 * (ibp_u64)prm.row_bytes);
     const ibp_u32 per_warp = (t.nrows + IBP_TILE_WARPS - 1) / IBP_TILE_WARPS;
     const ibp_u32 row_begin = min(warp * per_warp, t.nrows), row_end = min(row_begin + per_warp, t.nrows);
     const ibp_u32 g_end = row_end * V;
-    ibp_u32 row = row_begin + lane / V, v = lane % V;  // the lane's vector in the current pass
-    ibp_u32 carry = 0;  // stream bits of lane 0's row in the passes before (when it began there)
-    for (ibp_u32 g0 = row_begin * V; g0 < g_end; g0 += 32) {
-        const ibp_u32 g = g0 + lane;
+    // The lane's (first) vector in the current pass: flat index g0 + PER_LANE * lane.
+    ibp_u32 row = row_begin + (PER_LANE * lane) / V, v = (PER_LANE * lane) % V;
+    ibp_u32 carry = 0;  // stream bits of the pass's first row in the passes before (when it began there)
+    for (ibp_u32 g0 = row_begin * V; g0 < g_end; g0 += PASS) {
+        const ibp_u32 g = g0 + PER_LANE * lane;
         const bool active = g < g_end;
-        ibp_u32 off = 0, len = 0;
-        if (active) {
-            off = t.offsets[row];
-            len = t.offsets[row + 1] - off;
-        }
-        const bool raw = len == t.raw_padded;
-        const ibp_u32 base = rec0 + off * 8, total_bits = len * 8, end = base + total_bits;
-        // A raw record: every word non-participating, fields from bit 0 (bytes as they are when
-        // the record starts a 16-byte vector of the tile).
-        ibp_u32 pv = 0, bits = 0, fl = 0, fh = 0;
-        if (active) {
-            // (Vector v's participation bits are byte v of the record; past a short record's end,
-            // the byte after it, in the tile or its guard.)
-            if (!raw) pv = ((const ibp_u8*)w)[(base >> 3) + min(v, len)];
-            vl_field_lengths(pv, vd + 8 * v, fl, fh);
-            bits = ((fl * 0x01010101u) >> 24) + ((fh * 0x01010101u) >> 24);
-        }
-        ibp_u32 x = bits;
+        VlVector a{}, b{};
+        if (active) a = vl_vector_record(t, w, rec0, vd, row, v);
+        // Layout 4: the second vector, in the same row or the first of the next.
+        const bool b_next_row = v + 1 == V;
+        const ibp_u32 row_b = b_next_row ? row + 1 : row, v_b = b_next_row ? 0u : v + 1;
+        const bool active_b = PER_LANE == 2 && g + 1 < g_end;
+        if (active_b) b = vl_vector_record(t, w, rec0, vd, row_b, v_b);
+        const ibp_u32 both = a.bits + b.bits;
+        ibp_u32 x = both;
 #pragma unroll
         for (ibp_u32 d = 1; d < 32; d <<= 1) {
             const ibp_u32 y = __shfl_up_sync(FULL_MASK, x, d);
             if (lane >= d) x += y;
         }
-        // The lane's row began at lane rs of this pass (v <= lane), or in a pass before (v > lane).
-        const ibp_u32 rs = v <= lane ? lane - v : 0u;
-        const ibp_u32 before = __shfl_sync(FULL_MASK, x, rs == 0u ? 0u : rs - 1u);
-        const ibp_u32 excl = x - bits - (rs != 0u ? before : 0u) + (v > lane ? carry : 0u);
-        carry = __shfl_sync(FULL_MASK, excl + bits, 31);
-        if (active) {
-            const ibp_u32 pos = (raw ? 0u : n) + excl;  // stream bit of the vector's first field
-            const ibp_u32 T = pos + bits;                // the row's stream bits, at its last vector
-            if (raw && ((base >> 3) & 15u) == 0) out[g] = ((const uint4*)((const ibp_u8*)w + (base >> 3)))[v];
-            else out[g] = vl_vector_flat<RUNS>(w, end, base + pos, pv, fl, fh, vl + v, run3 + v);
-            if (v == V - 1) {
-                // Record length rule L == align_up(ceil(T/8), A) (T > 8L fails it too), then padding
-                // bits T .. 8L-1 zero.
-                ibp_u32 code = IBP_STATUS_OK;
-                if (!raw && (T > total_bits || ((((T + 7) >> 3) + a_mask) & ~a_mask) != len)) code = IBP_STATUS_ROW_LENGTH;
-                else if (stream_bits_set(w, base + T, base + total_bits)) code = IBP_STATUS_PADDING;
-                if (code != IBP_STATUS_OK) ibp_report(prm.status, t.k0 + row, code);
-            }
-        }
-        v += 32;
+        // Flat stream bits before the lane's first vector within the pass: x - both. The lane's
+        // row began at pass vector s = PER_LANE * lane - v (or in a pass before, v > PER_LANE *
+        // lane): the flat bits before s are x - both at lane s / PER_LANE, less its first vector's
+        // bits when s is that lane's second vector.
+        const ibp_u32 first = PER_LANE * lane;
+        const bool began_here = v <= first;
+        const ibp_u32 s = began_here ? first - v : 0u;
+        const ibp_u32 x_s = __shfl_sync(FULL_MASK, x - both, s / PER_LANE);
+        const ibp_u32 a_s = PER_LANE == 2 ? __shfl_sync(FULL_MASK, a.bits, s / PER_LANE) : 0u;
+        const ibp_u32 before_row = x_s + ((s & 1u) != 0u ? a_s : 0u);
+        const ibp_u32 excl_a = (x - both) - (began_here ? before_row : 0u) + (began_here ? 0u : carry);
+        const ibp_u32 excl_b = b_next_row ? 0u : excl_a + a.bits;
+        // The running sum of the pass's last vector's row, for the next pass.
+        carry = __shfl_sync(FULL_MASK, PER_LANE == 2 ? excl_b + b.bits : excl_a + a.bits, 31);
+        if (active) vl_decode_vector<RUNS>(prm, t, w, vl, run3, a, row, v, V, (a.raw ? 0u : n) + excl_a, &out[g]);
+        if (active_b) vl_decode_vector<RUNS>(prm, t, w, vl, run3, b, row_b, v_b, V, (b.raw ? 0u : n) + excl_b, &out[g + 1]);
+        v += PASS;
         while (v >= V) {
             v -= V;
             row++;
@@ -397,7 +434,7 @@ __device__ __forceinline__ void vector_flat_rows(const IbpGatherParams& prm, con
 // (vl_build), in layout IBP_LONG_VECTOR_LANES, for the positions' most runs of free bits.
 __device__ __forceinline__ void vector_lanes(const IbpGatherParams& prm, const TileCtx& t, const uint4* vl, const ibp_u8* vd,
                                              const ibp_u32* run3, ibp_u32 vl_flags, ibp_u32 warp, ibp_u32 lane) {
-    if (IBP_LONG_VECTOR_LANES == 3) {
+    if (IBP_LONG_VECTOR_LANES >= 3) {
         if (vl_flags & IBP_VL_FOUR) vector_flat_rows<4>(prm, t, vl, vd, run3, warp, lane);
         else if (vl_flags & IBP_VL_THREE) vector_flat_rows<3>(prm, t, vl, vd, run3, warp, lane);
         else vector_flat_rows<2>(prm, t, vl, vd, run3, warp, lane);

@@ -6,7 +6,7 @@
 #   bash bench/results/gpu-2026-12-06-b/session.sh first  # the card's name, then part flat
 #   bash bench/results/gpu-2026-12-06-b/session.sh flat   # whole-entry decode / D2D of Fashion-MNIST's
 #       256 MiB entries, interleaved twice: default (lane per row) against layout 3 at 2 blocks per
-#       SM (84 KiB tiles) and at 3 (IBP_LEAN_LONG_MIN_BLOCKS=3, 52 KiB tiles); every decode checked
+#       SM (84 KiB tiles), layout 4 (two consecutive vectors a lane) at 2, and layout 3 at 3 (IBP_LEAN_LONG_MIN_BLOCKS=3, 52 KiB tiles); every decode checked
 #       byte for byte by the bench (~4 min)
 #   DEFINES="-DIBP_LONG_VECTOR_LANES=3" bash bench/results/gpu-2026-12-06-b/session.sh tests
 #       # every GPU test, vector and sanitizer with the switch on (tools/gpu-full-run.sh)
@@ -19,10 +19,11 @@ run_flat() {
     for i in 1 2; do
         ab d_$i "" $B --only fashion
         ab f_$i "-DIBP_LONG_VECTOR_LANES=3" $B --only fashion
+        ab p_$i "-DIBP_LONG_VECTOR_LANES=4" $B --only fashion
         IBP_TILE_BYTES=53248 ab f3_$i "-DIBP_LONG_VECTOR_LANES=3 -DIBP_LEAN_LONG_MIN_BLOCKS=3" $B --only fashion
         tar czf "$R/ab-flat.tgz" -C /tmp ab  # (what has run, should the call end early)
     done
-    report "compare decode d f" "compare decode d f3"
+    report "compare decode d f" "compare decode d p" "compare decode d f3"
     mv "$R/ab.tgz" "$R/ab-flat.tgz"
 }
 case "$part" in

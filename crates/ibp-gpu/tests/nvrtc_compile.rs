@@ -64,7 +64,7 @@ fn a_kernel_error_reports_the_log() {
 /// The decoder's A/B switches that `bench/GPU_NOTES.md` keeps for measurements (set on the device
 /// through `IBP_KERNEL_DEFINES`): each non-default setting must still compile, without warnings.
 /// Switches of different code paths share a compile (each compile of the decoder takes ~20 s).
-const AB_SWITCHES: [&[&str]; 3] = [
+const AB_SWITCHES: [&[&str]; 4] = [
     &[
         "-DIBP_LEAN_HOIST=0",
         "-DIBP_LEAN_UNIFORM_T=0",
@@ -105,6 +105,7 @@ const AB_SWITCHES: [&[&str]; 3] = [
         "-DIBP_LONG_DIAG=1",
         "-DIBP_LONG_VECTOR_LANES=1",
     ],
+    &["-DIBP_LONG_VECTOR_LANES=4"],
 ];
 
 #[test]
