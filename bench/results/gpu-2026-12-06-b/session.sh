@@ -6,7 +6,7 @@
 #   bash bench/results/gpu-2026-12-06-b/session.sh first  # the card's name, then part flat
 #   bash bench/results/gpu-2026-12-06-b/session.sh flat   # whole-entry decode / D2D of Fashion-MNIST's
 #       256 MiB entries, interleaved twice: default (lane per row) against layout 3 at 2 blocks per
-#       SM (84 KiB tiles), layout 4 (two consecutive vectors a lane) at 2, and layout 3 at 3 (IBP_LEAN_LONG_MIN_BLOCKS=3, 52 KiB tiles); every decode checked
+#       SM (84 KiB tiles) and layout 4 (two consecutive vectors a lane) at 2; every decode checked
 #       byte for byte by the bench (~4 min)
 #   DEFINES="-DIBP_LONG_VECTOR_LANES=3" bash bench/results/gpu-2026-12-06-b/session.sh tests
 #       # every GPU test, vector and sanitizer with the switch on (tools/gpu-full-run.sh)
