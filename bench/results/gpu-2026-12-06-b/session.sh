@@ -3,7 +3,9 @@
 # 16-byte vectors, a warp's lanes on its next 32; kernels/ibp_gather/vector_lanes.cuh,
 # vector_flat_rows; GPU_NOTES entry 79). Here: `bash tools/gpu-run.sh --prepare`; on the device
 # (carry .devrun), one call per part:
-#   bash bench/results/gpu-2026-12-06-b/session.sh first  # the card's name, then part flat
+#   bash bench/results/gpu-2026-12-06-b/session.sh first  # the card's name, then parts flat and lite
+#   DEFINES=... bash bench/results/gpu-2026-12-06-b/session.sh lite  # gpu_decode's tests with DEFINES
+#       (default -DIBP_LONG_VECTOR_LANES=4), then memcheck on its tile and corrupt-record tests
 #   bash bench/results/gpu-2026-12-06-b/session.sh flat   # whole-entry decode / D2D of Fashion-MNIST's
 #       256 MiB entries, interleaved twice: default (lane per row) against layout 3 at 2 blocks per
 #       SM (84 KiB tiles) and layout 4 (two consecutive vectors a lane) at 2; every decode checked
@@ -25,11 +27,24 @@ run_flat() {
     report "compare decode d f" "compare decode d p"
     mv "$R/ab.tgz" "$R/ab-flat.tgz"
 }
+# The GPU decode tests with DEFINES (default layout 4) in the time a call has left: gpu_decode whole,
+# then memcheck on its tile and corrupt-record tests (a short form of part tests).
+run_lite() {
+    local defs=${DEFINES:--DIBP_LONG_VECTOR_LANES=4}
+    IBP_REQUIRE_GPU=1 IBP_REQUIRE_NVRTC=1 IBP_KERNEL_DEFINES="$defs" timeout 150 .devrun/tests/gpu_decode --test-threads=1 \
+        > "$R/lite-tests.log" 2>&1
+    echo "gpu_decode ($defs) exit $?"; grep "test result" "$R/lite-tests.log"
+    IBP_REQUIRE_GPU=1 IBP_REQUIRE_NVRTC=1 IBP_KERNEL_DEFINES="$defs" timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 \
+        .devrun/tests/gpu_decode --test-threads=1 corrupt_records tile long_rows image > "$R/lite-memcheck.log" 2>&1
+    echo "memcheck ($defs) exit $?"; grep "test result\|ERROR SUMMARY" "$R/lite-memcheck.log"
+}
 case "$part" in
 first)
     nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1
     run_flat
+    run_lite
     ;;
+lite) run_lite ;;
 flat) run_flat ;;
 tests)
     IBP_KERNEL_DEFINES="${DEFINES:-}" timeout 560 bash tools/gpu-full-run.sh
