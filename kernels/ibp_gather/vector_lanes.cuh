@@ -1,7 +1,7 @@
-// ibp_gather/vector_lanes.cuh: long rows of 16-bit words a warp per row, a lane per two output vectors.
+// ibp_gather/vector_lanes.cuh: long rows of 16-bit words by vector lanes: a lane per 16-byte output vector.
 // Part of ibp_gather.cu, which includes its parts in order; each uses those before it.
 
-// ---- long rows a warp per row, a lane per pair of 16-byte vectors (IBP_LONG_VECTOR_LANES) ----------
+// ---- long rows by vector lanes (IBP_LONG_VECTOR_LANES) ------------------------------------------------
 // The long-rows kernel's lane-per-row decoder (lane_tile_rows) keeps one row per lane, so a tile of
 // 84 KiB holds rows for about four of a block's eight warps, and each of its 16-byte stores reaches
 // 32 rows (GPU_NOTES entry 77: the stores alone and the decode alone each hold it near 0.49 of the
@@ -18,14 +18,16 @@
 // 1: lane l takes vectors 2l and 2l + 1 (words 16l .. 16l + 15), its two stores 32 bytes apart;
 // 2: lane l takes vectors l and l + 32 (words 8l .. 8l + 7 and 256 + 8l .. 256 + 8l + 7), so each
 // store instruction writes 32 consecutive vectors (whole lines); the two vectors' stream bits are
-// summed by one scan (as two 16-bit halves). 3 (flat): a warp takes a contiguous share of the
-// tile's rows as one run of vectors, lane l of a pass the next vector g (vector_flat_rows), so no
-// lane idles on rows of 49 vectors and each store writes 512 consecutive bytes. 0: off (the kernels
-// as before). Measured on an H100
-// (GPU_NOTES entry 78): Fashion-MNIST -5-7 % at 2 blocks per SM, +0-3 % with layout 2 at 3
-// (IBP_LEAN_LONG_MIN_BLOCKS=3, 52 KiB tiles): issue 25 % faster, 1.78x the instructions.
+// summed by one scan (as two 16-bit halves). 3 (flat, the default since GPU_NOTES entry 79): a
+// warp takes a contiguous share of the tile's rows as one run of vectors, lane l of a pass the next
+// vector g (vector_flat_rows), so no lane idles on rows of 49 vectors and each store writes 512
+// consecutive bytes; words built in the high half of a register (vl_entry). 4: as 3, two
+// consecutive vectors a lane. 0: off (the lane-per-row decoder for every tile). Measured on an H100,
+// Fashion-MNIST against the lane-per-row decoder: layouts 1 and 2 -5-7 % at 2 blocks per SM, +0-3 %
+// with layout 2 at 3 (IBP_LEAN_LONG_MIN_BLOCKS=3, 52 KiB tiles; entry 78: issue 25 % faster, 1.78x
+// the instructions); layout 3 +9-12 % at 2, +24-28 % at 3 (one run), layout 4 +5-8 % (entry 79).
 #ifndef IBP_LONG_VECTOR_LANES
-#define IBP_LONG_VECTOR_LANES 0
+#define IBP_LONG_VECTOR_LANES 3
 #endif
 #define IBP_VL_WORDS 16                        // 16-bit words per lane: two 16-byte vectors
 #define IBP_VL_POSITIONS (32 * IBP_VL_WORDS)   // positions of a row, at most (rows of at most 1 KiB)
