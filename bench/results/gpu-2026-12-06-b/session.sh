@@ -13,6 +13,12 @@
 #   DEFINES="-DIBP_LONG_VECTOR_LANES=3" bash bench/results/gpu-2026-12-06-b/session.sh tests
 #       # every GPU test, vector and sanitizer with the switch on (tools/gpu-full-run.sh)
 #   DEFINES=... TILE=... bash bench/results/gpu-2026-12-06-b/session.sh prof  # Nsight Compute, long-fashion
+# Ran (2026-12-06, an H100: H200 and H100 tries from 03:45 to 04:45 UTC failed): part first at 04:51
+# (ab-flat.tgz, lite-*-layout4.log); then, on the warm machine, DEFINES=-DIBP_LONG_VECTOR_LANES=3
+# part lite (lite-*-layout3.log) and one more interleave inline: the default, layout 3 at 3 blocks
+# per SM (IBP_TILE_BYTES=53248 -DIBP_LEAN_LONG_MIN_BLOCKS=3) and layout 3 (ab-f3.tgz; its report
+# step looked for second runs that were not made: compare with tools/ab_compare.py d=d_1/bench.log
+# f3=f3_1/bench.log f=f_1/bench.log --what decode). Part prof was not run. Results: GPU_NOTES entry 79.
 set -u
 part=${1:-first}
 . tools/gpu-ab-lib.sh
