@@ -146,7 +146,8 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
     ibp_u32 table_flags = 0;  // IBP_TABLE_* of the current table
     bool table_pairs = false;  // the current table is a pair table
 #if IBP_LONG_VECTOR_LANES
-    // The long-rows kernel's vector table of the current chunk (vector_lane_rows) and its IBP_VL_* flags.
+    // The long-rows kernel's vector table of the current chunk (vl_build, vector_lanes), its IBP_VL_* flags,
+    // and (layouts 3 and 4) each position's 16 - F and fourth run.
     __shared__ uint4 vl_table[SHAPE == IBP_LEAN_LONG ? IBP_VL_POSITIONS : 1];
     __shared__ __align__(8) ibp_u8 vl_saved[SHAPE == IBP_LEAN_LONG && IBP_LONG_VECTOR_LANES >= 3 ? IBP_VL_POSITIONS : 8];
     __shared__ ibp_u32 vl_run3[SHAPE == IBP_LEAN_LONG && IBP_LONG_VECTOR_LANES >= 3 ? IBP_VL_POSITIONS : 1];

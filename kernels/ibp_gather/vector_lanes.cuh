@@ -5,27 +5,29 @@
 // The long-rows kernel's lane-per-row decoder (lane_tile_rows) keeps one row per lane, so a tile of
 // 84 KiB holds rows for about four of a block's eight warps, and each of its 16-byte stores reaches
 // 32 rows (GPU_NOTES entry 77: the stores alone and the decode alone each hold it near 0.49 of the
-// D2D copy). Here a warp decodes one row at a time, each lane two of its 16-byte output vectors (16
-// words), so every warp of the block has rows, a warp's stores fill whole lines of one row, and the
-// lanes' stream reads fall in different banks. A lane's first field follows the
-// fields of the lanes before it: its words' stream bits (W per word not participating, F per word
-// participating, counted from F's bit planes over its words) summed by a warp scan. Each lane then
-// reads its fields 32 bits at a time (two words' fields), deposits them through its positions'
-// entries (at most four runs of free bits each) and stores its two vectors. Taken for chunks of one
-// group of 16-bit words with rows of whole 16-byte vectors of at most 1 KiB, none of whose positions
-// has more than four runs of free bits (the chunk's vector table, below); other tiles keep
-// lane_tile_rows. Same checks, order and codes as lane_tile_rows, made by lane 0 of the row's warp.
-// 1: lane l takes vectors 2l and 2l + 1 (words 16l .. 16l + 15), its two stores 32 bytes apart;
-// 2: lane l takes vectors l and l + 32 (words 8l .. 8l + 7 and 256 + 8l .. 256 + 8l + 7), so each
-// store instruction writes 32 consecutive vectors (whole lines); the two vectors' stream bits are
-// summed by one scan (as two 16-bit halves). 3 (flat, the default since GPU_NOTES entry 79): a
-// warp takes a contiguous share of the tile's rows as one run of vectors, lane l of a pass the next
-// vector g (vector_flat_rows), so no lane idles on rows of 49 vectors and each store writes 512
-// consecutive bytes; words built in the high half of a register (vl_entry). 4: as 3, two
-// consecutive vectors a lane. 0: off (the lane-per-row decoder for every tile). Measured on an H100,
-// Fashion-MNIST against the lane-per-row decoder: layouts 1 and 2 -5-7 % at 2 blocks per SM, +0-3 %
-// with layout 2 at 3 (IBP_LEAN_LONG_MIN_BLOCKS=3, 52 KiB tiles; entry 78: issue 25 % faster, 1.78x
-// the instructions); layout 3 +9-12 % at 2, +24-28 % at 3 (one run), layout 4 +5-8 % (entry 79).
+// D2D copy). Vector lanes turn it around: a lane decodes 16-byte output vectors (8 words) of a row,
+// so every warp of the block has work, a warp's stores fill whole lines, and the lanes' stream
+// reads fall at different offsets. A lane's first field follows the fields of the vectors before it
+// in its row, summed by a warp scan; it then reads its fields 32 bits at a time (two words'
+// fields) and deposits them through its positions' table entries (at most four runs of free bits
+// each). Taken for chunks of one group of 16-bit words with rows of whole 16-byte vectors of at
+// most 1 KiB, none of whose positions has more than four runs of free bits (the chunk's vector
+// table, vl_build); other tiles keep lane_tile_rows. Same checks, order and codes as lane_tile_rows.
+// IBP_LONG_VECTOR_LANES picks the layout:
+// 3 (flat, the default since GPU_NOTES entry 79): a warp takes a contiguous share of the tile's rows
+//   as one run of vectors, lane l of a pass the warp's next vector (vector_flat_rows), so no lane
+//   idles on rows of 49 vectors and each store writes 512 consecutive bytes; field lengths and
+//   starts are byte sums (vl_field_lengths) and words are built in the high half of a register
+//   (vl_entry, vl_word_high); the lane of a row's last vector checks the row.
+// 4: as 3, two consecutive vectors a lane.
+// 1, 2: a warp per row, lane l two of its vectors: 2l and 2l + 1 (1), or l and l + 32 (2, whole-line
+//   stores), through a per-(slot, lane) table, stream bits counted from F's bit planes
+//   (vector_lane_rows); lane 0 checks the row.
+// 0: off (the lane-per-row decoder for every tile).
+// Measured on an H100, Fashion-MNIST against the lane-per-row decoder: layouts 1 and 2 -5-7 % at 2
+// blocks per SM, +0-3 % with layout 2 at 3 (IBP_LEAN_LONG_MIN_BLOCKS=3, 52 KiB tiles; entry 78: issue
+// 25 % faster, 1.78x the instructions); layout 3 +9-12 % at 2, +24-28 % at 3 (one run), layout 4
+// +5-8 % (entry 79).
 #ifndef IBP_LONG_VECTOR_LANES
 #define IBP_LONG_VECTOR_LANES 3
 #endif
