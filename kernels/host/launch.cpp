@@ -48,7 +48,7 @@ void ibp_host_build_tables(const IbpGatherParams* p, ibp_u64 tables_size) {
 }
 
 // ibp_decode_tiles (kernel < 0), the lean kernel of shape `kernel` (0 any, 1 mid, 2 short, as
-// LeanShape; 4 long), or ibp_decode_tiles_pairs (3): `blocks` blocks of IBP_TILE_WARPS warps.
+// LeanShape; 4 long, 5 vector lanes), or ibp_decode_tiles_pairs (3): `blocks` blocks of IBP_TILE_WARPS warps.
 void ibp_host_decode_tiles(const IbpGatherParams* p, const ibp_u32* tile_starts, ibp_u32 tile_rows, ibp_u32 tile_bytes,
                            ibp_u32 table_entries, unsigned blocks, unsigned smem, int kernel) {
     std::lock_guard<std::mutex> g(launch_lock());
@@ -60,6 +60,7 @@ void ibp_host_decode_tiles(const IbpGatherParams* p, const ibp_u32* tile_starts,
             case 2: ibp_decode_tiles_lean_short(prm, tile_starts, tile_rows, tile_bytes, table_entries); break;
             case 3: ibp_decode_tiles_pairs(prm, tile_starts, tile_rows, tile_bytes, table_entries); break;
             case 4: ibp_decode_tiles_lean_long(prm, tile_starts, tile_rows, tile_bytes, table_entries); break;
+            case 5: ibp_decode_tiles_lean_vec(prm, tile_starts, tile_rows, tile_bytes, table_entries); break;
             default: ibp_decode_tiles(prm, tile_starts, tile_rows, tile_bytes, table_entries); break;
         }
     });

@@ -62,6 +62,7 @@ __device__ __forceinline__ bool stream_bits_set(const ibp_u32* w, ibp_u32 from, 
 #define IBP_LEAN_MID 1    // rows of 33 .. 64 words
 #define IBP_LEAN_SHORT 2  // rows the thread path takes, alone
 #define IBP_LEAN_LONG 3   // coded rows of any number of whole words, a lane per row (lane_tile_rows)
+#define IBP_LEAN_VEC 4    // coded rows that vector lanes take, alone (vector_lanes.cuh, ibp_decode_tiles_lean_vec)
 #ifndef IBP_LEAN_SHAPED
 #define IBP_LEAN_SHAPED 1  // 0: the mid kernel is built as the one for any shape (A/B)
 #endif

@@ -148,9 +148,11 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
 #if IBP_LONG_VECTOR_LANES
     // The long-rows kernel's vector table of the current chunk (vl_build, vector_lanes), its IBP_VL_* flags,
     // and (layouts 3 and 4) each position's 16 - F and fourth run.
-    __shared__ uint4 vl_table[SHAPE == IBP_LEAN_LONG ? IBP_VL_POSITIONS : 1];
-    __shared__ __align__(8) ibp_u8 vl_saved[SHAPE == IBP_LEAN_LONG && IBP_LONG_VECTOR_LANES >= 3 ? IBP_VL_POSITIONS : 8];
-    __shared__ ibp_u32 vl_run3[SHAPE == IBP_LEAN_LONG && IBP_LONG_VECTOR_LANES >= 3 ? IBP_VL_POSITIONS : 1];
+    // (The vector-lanes kernel, IBP_LEAN_VEC, has these tables and no per-position table tmask/tinfo.)
+    constexpr bool VL = SHAPE == IBP_LEAN_LONG || SHAPE == IBP_LEAN_VEC;
+    __shared__ uint4 vl_table[VL ? IBP_VL_POSITIONS : 1];
+    __shared__ __align__(8) ibp_u8 vl_saved[VL && IBP_LONG_VECTOR_LANES >= 3 ? IBP_VL_POSITIONS : 8];
+    __shared__ ibp_u32 vl_run3[VL && IBP_LONG_VECTOR_LANES >= 3 ? IBP_VL_POSITIONS : 1];
     ibp_u32 vl_flags = 0;
 #endif
     if (threadIdx.x == 0) {
@@ -209,7 +211,7 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
         if (lo != table_chunk) {
             table_chunk = lo;
             const ibp_u64 entries = (ibp_u64)G * n;
-            table_ok = G >= 1 && entries >= 1 && meta_ok && entries <= table_entries &&
+            table_ok = G >= 1 && entries >= 1 && meta_ok && (SHAPE == IBP_LEAN_VEC || entries <= table_entries) &&
                        (wb == 1 || wb == 2 || wb == 4 || wb == 8);
             // Whole 32-bit or 16-bit words, more than the several-rows-per-warp path takes, in the general
             // kernel: a pair table (the lean kernel measured slower with pairs: GPU_NOTES entry 20).
@@ -218,7 +220,7 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
             if (table_ok && table_pairs) {
                 table_flags = wb == 4 ? build_pair_table<32>(prm.meta + c.masks_offset, words_bytes, G, n, tmask, tinfo)
                                       : build_pair_table<16>(prm.meta + c.masks_offset, words_bytes, G, n, tmask, tinfo);
-            } else if (table_ok && !(!LEAN && SHAPE == IBP_TILES_PAIRS)) {
+            } else if (table_ok && !(!LEAN && SHAPE == IBP_TILES_PAIRS) && !(LEAN && SHAPE == IBP_LEAN_VEC)) {
                 const ibp_u8* masks = prm.meta + c.masks_offset;
                 constexpr bool one_flag = LEAN && SHAPE == IBP_LEAN_SHORT && IBP_SLICE_ONE_ENTRY;
                 switch (wb) {
@@ -230,7 +232,7 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
             }
 #if IBP_LONG_VECTOR_LANES
             vl_flags = 0;
-            if (SHAPE == IBP_LEAN_LONG && table_ok && G == 1 && wb == 2 && n <= IBP_VL_POSITIONS)
+            if ((SHAPE == IBP_LEAN_LONG || SHAPE == IBP_LEAN_VEC) && table_ok && G == 1 && wb == 2 && n <= IBP_VL_POSITIONS)
                 vl_flags = vl_build(prm.meta + c.masks_offset, words_bytes, n, vl_table, vl_saved, vl_run3);
 #endif
         }
@@ -423,16 +425,29 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
                 (IBP_LEAN_THREAD_BYTES && (align_log2 == 0 || !IBP_LEAN_THREAD_A1_ONLY) && n <= 32 &&      \
                  prm.row_bytes <= IBP_LEAN_THREAD_BYTES)))
             // (The long-rows kernel takes coded chunks of whole words of any row length, not raw chunks.)
-            const bool shape_ok = SHAPE == IBP_LEAN_ANY || SHAPE == IBP_LEAN_LONG ||
+            const bool shape_ok = SHAPE == IBP_LEAN_ANY || SHAPE == IBP_LEAN_LONG || SHAPE == IBP_LEAN_VEC ||
                                   (SHAPE == IBP_LEAN_MID ? n > 32 : IBP_LEAN_THREAD_PATH);
-            const bool lean = (table_ok && t.n_ok && (n <= 64 || SHAPE == IBP_LEAN_LONG) && shape_ok && prm.row_bytes == n * wb) ||
-                              (G == 0 && SHAPE != IBP_LEAN_SHORT && SHAPE != IBP_LEAN_LONG);
-            if (!lean) {
+            const bool lean = (table_ok && t.n_ok && (n <= 64 || SHAPE == IBP_LEAN_LONG || SHAPE == IBP_LEAN_VEC) && shape_ok && prm.row_bytes == n * wb) ||
+                              (G == 0 && SHAPE != IBP_LEAN_SHORT && SHAPE != IBP_LEAN_LONG && SHAPE != IBP_LEAN_VEC);
+#if IBP_LONG_VECTOR_LANES
+            // Vector lanes (the vector-lanes kernel takes no other tile): the chunk's vector table was
+            // built (one group of at most IBP_VL_POSITIONS 16-bit words, at most four runs each), rows
+            // of whole 16-byte vectors, the output aligned.
+            const bool vector_rows = (vl_flags & IBP_VL_OK) && ((prm.row_bytes | (ibp_u32)(size_t)prm.out) & 15u) == 0;
+#else
+            const bool vector_rows = false;
+#endif
+            if (!lean || (SHAPE == IBP_LEAN_VEC && !vector_rows)) {
                 for (ibp_u32 row = threadIdx.x; row < nrows; row += IBP_TILE_THREADS) ibp_report(prm.status, t.k0 + row, IBP_STATUS_LAYOUT);
 #if IBP_LONG_VECTOR_LANES
             } else if (SHAPE == IBP_LEAN_LONG && (vl_flags & IBP_VL_OK) && ((prm.row_bytes | (ibp_u32)(size_t)prm.out) & 15u) == 0) {
                 vector_lanes(prm, t, vl_table, vl_saved, vl_run3, vl_flags, warp, lane);
+            } else if (SHAPE == IBP_LEAN_VEC) {  // (vector_rows, checked above)
+                vector_lanes(prm, t, vl_table, vl_saved, vl_run3, vl_flags, warp, lane);
 #endif
+            } else if (SHAPE == IBP_LEAN_VEC) {
+                // (Not reached: the check above lets only vector rows through. The branch ends the
+                // chain at compile time, so the vector-lanes kernel holds no other row decoder.)
             } else if (SHAPE == IBP_LEAN_LONG && IBP_LONG_LANE_ROWS && wb <= 4 && ((prm.row_bytes | (ibp_u32)(size_t)prm.out) & 15u) == 0) {
                 by_word_width<LaneRows>(wb, !t.no_multi, prm, t, warp, lane);
             } else if (SHAPE == IBP_LEAN_LONG) {
@@ -531,4 +546,20 @@ extern "C" __global__ void __launch_bounds__(IBP_TILE_THREADS, IBP_LEAN_LONG_MIN
 ibp_decode_tiles_lean_long(const IbpGatherParams prm, const ibp_u32* tile_starts, ibp_u32 tile_rows,
                            ibp_u32 tile_bytes, ibp_u32 table_entries) {
     decode_tiles_body<true, IBP_LEAN_LONG>(prm, tile_starts, tile_rows, tile_bytes, table_entries);
+}
+// Ranges of an entry all of whose chunks vector lanes take (the host checks,
+// kernel_choice::vector_rows: one group of 16-bit words, rows of whole 16-byte vectors of at most
+// 1 KiB, at most four runs of free bits per position; a tile it cannot take, or an output that is
+// not 16-byte aligned, is reported E_LAYOUT): vector_lanes alone, with no per-position table
+// (table_entries unused) and no other row decoder, built for 3 blocks per SM (80 registers) and
+// launched with tiles of device::VEC_TILE_BYTES (GPU_NOTES entry 80). Built with
+// IBP_LONG_VECTOR_LANES=0 it decodes nothing (every coded tile E_LAYOUT): the host then does not
+// pick it (kernels::vector_lanes_built).
+#ifndef IBP_LEAN_VEC_MIN_BLOCKS
+#define IBP_LEAN_VEC_MIN_BLOCKS 3
+#endif
+extern "C" __global__ void __launch_bounds__(IBP_TILE_THREADS, IBP_LEAN_VEC_MIN_BLOCKS)
+ibp_decode_tiles_lean_vec(const IbpGatherParams prm, const ibp_u32* tile_starts, ibp_u32 tile_rows,
+                          ibp_u32 tile_bytes, ibp_u32 table_entries) {
+    decode_tiles_body<true, IBP_LEAN_VEC>(prm, tile_starts, tile_rows, tile_bytes, table_entries);
 }

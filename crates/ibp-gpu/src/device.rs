@@ -49,7 +49,7 @@ pub struct GpuDevice {
     pub(crate) gather_split_fn: CudaFunction,
     pub(crate) tiles_fn: CudaFunction,
     /// The lean tile kernels, indexed by [`crate::LeanShape`].
-    pub(crate) tiles_lean_fns: [CudaFunction; 4],
+    pub(crate) tiles_lean_fns: [CudaFunction; 5],
     pub(crate) tiles_pairs_fn: CudaFunction,
     pub(crate) build_tables_fn: CudaFunction,
     pub(crate) raw_gather_fn: CudaFunction,
@@ -89,6 +89,14 @@ pub(crate) const SHORT_BLOCK_SMEM: u32 = 75 * 1024;
 pub(crate) const LONG_TILE_BYTES: u32 = 84 * 1024;
 /// Shared memory per block that keeps 2 blocks of `ibp_decode_tiles_lean_long` on an SM.
 pub(crate) const LONG_BLOCK_SMEM: u32 = 113 * 1024;
+/// Compressed bytes per tile of `ibp_decode_tiles_lean_vec` (vector lanes at 3 blocks per SM, no
+/// per-position table; GPU_NOTES entry 80).
+pub(crate) const VEC_TILE_BYTES: u32 = 56 * 1024;
+/// Shared memory per block that keeps 3 blocks of `ibp_decode_tiles_lean_vec` on an SM, static
+/// included.
+pub(crate) const VEC_BLOCK_SMEM: u32 = 75 * 1024;
+/// Static shared memory of `ibp_decode_tiles_lean_vec` (its vector tables, 10.6 KiB), rounded up.
+pub(crate) const VEC_STATIC_SMEM: u32 = 11 * 1024;
 
 /// The environment variable `name` as a `u32` (tuning and A/B overrides); `None` when it is unset
 /// or not a number.
@@ -102,7 +110,9 @@ pub(crate) fn env_u32(name: &str) -> Option<u32> {
 /// row offsets), never below [`TILE_BYTES`]; for the short-rows kernel (2) [`SHORT_TILE_BYTES`]
 /// where they fit [`SHORT_BLOCK_SMEM`] (with 4 KiB for row offsets and 1 KiB of slack), never
 /// below [`TILE_BYTES`]; for the long-rows kernel (3) [`LONG_TILE_BYTES`] where they fit
-/// [`LONG_BLOCK_SMEM`] (the same allowances), never below [`TILE_BYTES`]; or for all the value of
+/// [`LONG_BLOCK_SMEM`] (the same allowances), never below [`TILE_BYTES`]; for the vector-lanes
+/// kernel (4) [`VEC_TILE_BYTES`] where they fit [`VEC_BLOCK_SMEM`] less its static shared memory
+/// (the same allowances), never below [`TILE_BYTES`]; or for all the value of
 /// the environment variable `IBP_TILE_BYTES` (for tuning runs of the benchmark: 4096 to
 /// [`TILE_BYTES_MAX`], rounded down to 16 bytes), read once per process.
 pub(crate) fn tile_bytes(class: usize, table_bytes: u32) -> u32 {
@@ -113,7 +123,8 @@ pub(crate) fn tile_bytes(class: usize, table_bytes: u32) -> u32 {
         0 => TILE_BYTES,
         1 => fit(TILE_BLOCK_SMEM, LEAN_TILE_BYTES),
         2 => fit(SHORT_BLOCK_SMEM - 1024, SHORT_TILE_BYTES),
-        _ => fit(LONG_BLOCK_SMEM - 1024, LONG_TILE_BYTES),
+        3 => fit(LONG_BLOCK_SMEM - 1024, LONG_TILE_BYTES),
+        _ => fit(VEC_BLOCK_SMEM - 1024 - VEC_STATIC_SMEM, VEC_TILE_BYTES),
     })
 }
 
@@ -131,6 +142,30 @@ pub fn short_rows_kernel() -> bool {
 pub fn long_rows_kernel() -> u32 {
     static LONG: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
     *LONG.get_or_init(|| env_u32("IBP_LEAN_LONG").unwrap_or(1))
+}
+
+/// Which entries take `ibp_decode_tiles_lean_vec` (`kernel_choice::lean_shape`): the environment
+/// variable `IBP_LEAN_VEC` (0 none; 1, the default, those the long-rows kernel would take whose
+/// chunks vector lanes all take; 2 every entry whose chunks vector lanes all take, for A/B runs),
+/// read once per process; 0 also where `IBP_KERNEL_DEFINES` or `IBP_HOST_KERNELS_DEFINES` builds
+/// the kernels with `-DIBP_LONG_VECTOR_LANES=0` (no vector lanes: that kernel would decode nothing).
+pub fn vector_lanes_kernel() -> u32 {
+    static VEC: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    *VEC.get_or_init(|| {
+        let off = ["IBP_KERNEL_DEFINES", "IBP_HOST_KERNELS_DEFINES"].iter().any(|var| {
+            std::env::var(var).is_ok_and(|v| {
+                v.split_whitespace()
+                    .filter_map(|o| o.strip_prefix("-DIBP_LONG_VECTOR_LANES="))
+                    .next_back()
+                    .is_some_and(|value| value.trim() == "0")
+            })
+        });
+        if off {
+            0
+        } else {
+            env_u32("IBP_LEAN_VEC").unwrap_or(1)
+        }
+    })
 }
 
 /// Blocks per SM a launch of the tile kernels of `class` gets at most (each block takes a run of
@@ -169,7 +204,7 @@ pub(crate) fn tile_blocks_cap() -> Option<u32> {
 /// process) says otherwise for tuning runs; `0` sizes every tile by raw rows.
 pub(crate) fn tiles_by_records(class: usize) -> bool {
     static CLASSES: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
-    let classes = *CLASSES.get_or_init(|| env_u32("IBP_TILE_RECORDS").unwrap_or(0b1111));
+    let classes = *CLASSES.get_or_init(|| env_u32("IBP_TILE_RECORDS").unwrap_or(0b11111));
     class < 32 && (classes >> class) & 1 == 1
 }
 
@@ -180,7 +215,7 @@ pub(crate) fn tiles_by_records(class: usize) -> bool {
 /// for A/B runs; `0` turns it off (GPU_NOTES entry 75).
 pub(crate) fn tile_fill(class: usize) -> bool {
     static CLASSES: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
-    let classes = *CLASSES.get_or_init(|| env_u32("IBP_TILE_FILL").unwrap_or(0b1111));
+    let classes = *CLASSES.get_or_init(|| env_u32("IBP_TILE_FILL").unwrap_or(0b11111));
     class < 32 && (classes >> class) & 1 == 1
 }
 
@@ -196,15 +231,17 @@ pub(crate) fn tile_fill_waves() -> u64 {
 
 /// Blocks of a tile kernel of `class` that fit on an SM at once with `smem` bytes of dynamic
 /// shared memory each: the registers' limit (`__launch_bounds__`: 4 for the general and lean
-/// kernels, 3 for the short-rows kernel, 2 for the long-rows kernel) or 228 KiB of shared memory
-/// (1 KiB of it per block reserved), whichever is fewer, and at least 1.
+/// kernels, 3 for the short-rows and vector-lanes kernels, 2 for the long-rows kernel) or 228 KiB
+/// of shared memory (1 KiB of it per block reserved; the vector-lanes kernel's static shared
+/// memory counted), whichever is fewer, and at least 1.
 pub(crate) fn resident_tile_blocks(class: usize, smem: u32) -> u32 {
     let by_registers = match class {
         0 | 1 => 4,
-        2 => 3,
+        2 | 4 => 3,
         _ => 2,
     };
-    (228 * 1024 / (smem + 1024)).clamp(1, by_registers)
+    let fixed = if class == 4 { VEC_STATIC_SMEM } else { 0 };
+    (228 * 1024 / (smem + fixed + 1024)).clamp(1, by_registers)
 }
 
 /// How many times the raw rows a tile must hold for [`tiles_by_records`] to size it by records, in
@@ -291,6 +328,7 @@ impl GpuDevice {
             lean(crate::LeanShape::Mid)?,
             lean(crate::LeanShape::Short)?,
             lean(crate::LeanShape::Long)?,
+            lean(crate::LeanShape::Vec)?,
         ];
         let tiles_pairs_fn = with_smem("ibp_decode_tiles_pairs", TILE_MAX_SMEM.min(max_smem_per_block))?;
         Ok(Arc::new(GpuDevice {
@@ -368,6 +406,7 @@ impl GpuDevice {
             ("ibp_decode_tiles_lean_mid", &self.tiles_lean_fns[1]),
             ("ibp_decode_tiles_lean_short", &self.tiles_lean_fns[2]),
             ("ibp_decode_tiles_lean_long", &self.tiles_lean_fns[3]),
+            ("ibp_decode_tiles_lean_vec", &self.tiles_lean_fns[4]),
             ("ibp_decode_tiles_pairs", &self.tiles_pairs_fn),
             ("ibp_build_tables", &self.build_tables_fn),
             ("ibp_raw_gather", &self.raw_gather_fn),

@@ -229,11 +229,11 @@ pub struct GpuEntry {
     tile_cache: Mutex<Option<CachedTiles>>,
     /// The tile kernel the entry's chunks call for (see [`auto_tile_kernel`]).
     auto_kernel: TileKernel,
-    /// [`tiling`] of the entry for the general (`[0]`), the lean (`[1]`), the short-rows (`[2]`) and
-    /// the long-rows (`[3]`) tile kernels ([`TileKernel::tile_class`]), computed
-    /// once: each pass over the descriptors costs microseconds per launch on entries of thousands of
-    /// chunks.
-    tilings: [Option<(u32, u32, u32)>; 4],
+    /// [`tiling`] of the entry for the general (`[0]`), the lean (`[1]`), the short-rows (`[2]`),
+    /// the long-rows (`[3]`) and the vector-lanes (`[4]`) tile kernels ([`TileKernel::tile_class`]),
+    /// computed once: each pass over the descriptors costs microseconds per launch on entries of
+    /// thousands of chunks.
+    tilings: [Option<(u32, u32, u32)>; 5],
     /// The tile kernel range decodes use, as [`TileKernel::code`] (comparisons and tests).
     tile_kernel: std::sync::atomic::AtomicI8,
     /// How the long-rows kernel spreads a range's rows (tests).
@@ -393,7 +393,7 @@ impl GpuEntry {
         stream.synchronize().map_err(GpuError::driver("finishing the upload"))?;
         let stage_bytes = stage_bytes(&layout, device.gather_smem_limit());
         let auto_kernel = auto_tile_kernel(&layout);
-        let tilings = [0, 1, 2, 3].map(|class| tiling(&layout, class));
+        let tilings = [0, 1, 2, 3, 4].map(|class| tiling(&layout, class));
         let coded_words = coded_words(&layout);
         let decode_bound = decode_bound(&layout);
         Ok(GpuEntry {
@@ -753,7 +753,12 @@ impl GpuEntry {
             ..layout_params(&self.layout, self.stage_bytes, tables_size)
         };
         let mut tiles = None;
-        let kernel = self.tile_kernel();
+        let kernel = match self.tile_kernel() {
+            // (The vector-lanes kernel stores whole 16-byte vectors: into an output that is only
+            // 8-byte aligned the long-rows kernel decodes the same rows.)
+            TileKernel::Lean(crate::LeanShape::Vec) if out_ptr % 16 != 0 => TileKernel::Lean(crate::LeanShape::Long),
+            kernel => kernel,
+        };
         match (&rows, self.tilings[kernel.tile_class()]) {
             (Rows::Range(first), Some(tiling @ (_, tile_bytes, table_entries))) => {
                 let (tile_rows, row_segments) = self.range_tiles(kernel, tiling, *first, count)?;

@@ -178,7 +178,13 @@ pub(crate) fn lean_shape(layout: &EntryLayout) -> Option<LeanShape> {
                 let (invariant, positions) = layout.invariant_positions();
                 2 * invariant >= positions
             };
+        if long && crate::device::vector_lanes_kernel() >= 1 && LeanShape::Vec.decodes_all(layout) {
+            return Some(LeanShape::Vec);
+        }
         return long.then_some(LeanShape::Long);
+    }
+    if allowed && crate::device::vector_lanes_kernel() >= 2 && LeanShape::Vec.decodes_all(layout) {
+        return Some(LeanShape::Vec);
     }
     allowed.then_some(if LeanShape::Mid.decodes_all(layout) {
         LeanShape::Mid
@@ -188,6 +194,32 @@ pub(crate) fn lean_shape(layout: &EntryLayout) -> Option<LeanShape> {
         LeanShape::Any
     })
 }
+
+/// Whether the vector-lanes kernel (`ibp_decode_tiles_lean_vec`) takes coded chunk `c` of rows of
+/// `row_bytes`, as the kernel's own check (`vl_build` and the tile's): one group of `1 ..= 512` 16-bit
+/// words making the whole row, rows of whole 16-byte vectors, and at most four runs of free bits
+/// (`!Mask` within the word) in any position. `meta` is the entry's metadata buffer (the Mask words
+/// at `c.masks_offset`); a chunk whose Masks lie outside it is not taken.
+pub(crate) fn vector_rows_chunk(c: &crate::layout::ChunkDesc, row_bytes: u64, meta: &[u8]) -> bool {
+    let n = c.words_per_row as usize;
+    let start = c.masks_offset as usize;
+    let shape = c.group_count == 1
+        && c.word_bytes == 2
+        && (1..=VECTOR_LANES_MAX_WORDS as usize).contains(&n)
+        && n as u64 * 2 == row_bytes
+        && row_bytes.is_multiple_of(16);
+    let Some(masks) = start.checked_add(2 * n).and_then(|end| meta.get(start..end)) else {
+        return false;
+    };
+    shape
+        && masks.chunks_exact(2).all(|m| {
+            let free = !u16::from_le_bytes([m[0], m[1]]);
+            (free & !(free << 1)).count_ones() <= 4
+        })
+}
+
+/// The most 16-bit words a row of the vector-lanes kernel has (`IBP_VL_POSITIONS`: rows of at most 1 KiB).
+pub(crate) const VECTOR_LANES_MAX_WORDS: u32 = 512;
 
 /// Whether coded rows of `words` words of `word_bytes` bytes, more than 64, go to the long-rows
 /// kernel (every chunk of the entry coded, and at least half of its positions fully invariant:
@@ -231,35 +263,58 @@ pub enum LeanShape {
     /// (taken for rows of more than 64 words of at most 16 bits with at least half the positions
     /// fully invariant: `long_rows_wanted`).
     Long = 3,
+    /// `ibp_decode_tiles_lean_vec`: every chunk coded with one group of 16-bit words, rows of whole
+    /// 16-byte vectors of at most 1 KiB, at most four runs of free bits per position
+    /// (`vector_rows_chunk`), decoded by vector lanes alone at 3 blocks per SM (taken where the
+    /// long-rows kernel would be, unless the environment variable `IBP_LEAN_VEC` is `0`; with `2`,
+    /// wherever it decodes every chunk: `device::vector_lanes_kernel`).
+    Vec = 4,
 }
 
 impl LeanShape {
     /// Every shape, in the order of their kernels in [`LeanShape::KERNELS`].
-    pub const ALL: [LeanShape; 4] = [LeanShape::Any, LeanShape::Mid, LeanShape::Short, LeanShape::Long];
+    pub const ALL: [LeanShape; 5] = [
+        LeanShape::Any,
+        LeanShape::Mid,
+        LeanShape::Short,
+        LeanShape::Long,
+        LeanShape::Vec,
+    ];
     /// The kernel of each shape (indexed by `shape as usize`).
-    pub const KERNELS: [&'static str; 4] = [
+    pub const KERNELS: [&'static str; 5] = [
         "ibp_decode_tiles_lean",
         "ibp_decode_tiles_lean_mid",
         "ibp_decode_tiles_lean_short",
         "ibp_decode_tiles_lean_long",
+        "ibp_decode_tiles_lean_vec",
     ];
 
     /// Whether this shape's kernel decodes coded rows of `words` words and `row_bytes` bytes (the
-    /// short shape: the kernels' `IBP_LEAN_THREAD_ROWS` 16 and `IBP_LEAN_THREAD_BYTES` 64).
+    /// short shape: the kernels' `IBP_LEAN_THREAD_ROWS` 16 and `IBP_LEAN_THREAD_BYTES` 64; the
+    /// vector-lanes shape also needs one group of 16-bit words with at most four runs of free bits
+    /// per position, which [`LeanShape::decodes_all`] checks).
     pub fn takes(self, words: u32, row_bytes: u64) -> bool {
         match self {
             LeanShape::Any => (1..=64).contains(&words),
             LeanShape::Mid => (33..=64).contains(&words),
             LeanShape::Short => (1..=16).contains(&words) || ((1..=32).contains(&words) && row_bytes <= 64),
             LeanShape::Long => words >= 1,
+            LeanShape::Vec => {
+                (1..=VECTOR_LANES_MAX_WORDS).contains(&words)
+                    && row_bytes == 2 * words as u64
+                    && row_bytes.is_multiple_of(16)
+            }
         }
     }
 
-    /// Whether this shape's kernel decodes every coded chunk of `layout` ([`LeanShape::takes`]) and,
-    /// for the short and long shapes, which take no raw chunk, whether every chunk is coded.
+    /// Whether this shape's kernel decodes every coded chunk of `layout` ([`LeanShape::takes`];
+    /// the vector-lanes shape: `vector_rows_chunk`) and, for the short, long and vector-lanes
+    /// shapes, which take no raw chunk, whether every chunk is coded.
     pub fn decodes_all(self, layout: &EntryLayout) -> bool {
         layout.chunks.iter().all(|c| {
-            if c.group_count > 0 {
+            if self == LeanShape::Vec {
+                c.group_count > 0 && vector_rows_chunk(c, layout.row_bytes, &layout.meta)
+            } else if c.group_count > 0 {
                 self.takes(c.words_per_row, layout.row_bytes)
             } else {
                 !matches!(self, LeanShape::Short | LeanShape::Long)
@@ -290,12 +345,13 @@ pub enum TileKernel {
 impl TileKernel {
     /// A small integer for this choice (stored atomically; the CPU-run launcher's kernel argument
     /// takes the same values: -1 general, 0-2 the lean shapes any, mid and short, 3 the pairs
-    /// kernel, 4 the long-rows kernel).
+    /// kernel, 4 the long-rows kernel, 5 the vector-lanes kernel).
     pub(crate) const fn code(self) -> i8 {
         match self {
             TileKernel::Auto => -2,
             TileKernel::General => -1,
             TileKernel::Lean(LeanShape::Long) => 4,
+            TileKernel::Lean(LeanShape::Vec) => 5,
             TileKernel::Lean(shape) => shape as i8,
             TileKernel::GeneralPairs => 3,
         }
@@ -307,17 +363,20 @@ impl TileKernel {
             0..=2 => TileKernel::Lean(LeanShape::ALL[code as usize]),
             3 => TileKernel::GeneralPairs,
             4 => TileKernel::Lean(LeanShape::Long),
+            5 => TileKernel::Lean(LeanShape::Vec),
             _ => TileKernel::Auto,
         }
     }
 
     /// Which tile size (`tiling`) this resolved choice launches with: 0 the general kernels', 1 the
     /// lean kernels', 2 the short-rows kernel's (3 blocks per SM: larger tiles), 3 the long-rows
-    /// kernel's (2 blocks per SM: 32 rows for each of about 4 warps).
+    /// kernel's (2 blocks per SM: 32 rows for each of about 4 warps), 4 the vector-lanes kernel's
+    /// (3 blocks per SM, no per-position table).
     pub(crate) const fn tile_class(self) -> usize {
         match self {
             TileKernel::Lean(LeanShape::Short) => 2,
             TileKernel::Lean(LeanShape::Long) => 3,
+            TileKernel::Lean(LeanShape::Vec) => 4,
             TileKernel::Lean(_) => 1,
             _ => 0,
         }
@@ -583,12 +642,69 @@ mod tests {
         let (invariant, positions) = images.invariant_positions();
         assert_eq!(positions, 2 * 392);
         assert!(2 * invariant >= positions, "{invariant} of {positions}");
-        assert_eq!(lean_shape(&images), Some(LeanShape::Long));
+        // (Rows of whole 16-byte vectors of one group: the vector-lanes kernel, unless IBP_LEAN_VEC=0.)
+        let long = if crate::device::vector_lanes_kernel() >= 1 {
+            LeanShape::Vec
+        } else {
+            LeanShape::Long
+        };
+        assert_eq!(lean_shape(&images), Some(long));
         // Float values as 16-bit words: no position invariant, the pairs kernel.
         let floats = layout_of(&float_rows(&mut rng, 256, 784, 0.02, 0));
         assert_eq!(floats.invariant_positions(), (0, 2 * 392));
         assert_eq!(lean_shape(&floats), None);
         assert_eq!(auto_tile_kernel(&floats), TileKernel::GeneralPairs);
+    }
+
+    #[test]
+    fn vector_lanes_kernel_only_for_chunks_it_decodes() {
+        let mut rng = Rng::new(9);
+        let layout_of = |data: &[u8], row_bytes: usize, w: ibp_format::WordWidth, groups: u32| {
+            let opts = EncodeOptions {
+                align_log2: 4,
+                word_width: Some(w),
+                groups,
+                ..Default::default()
+            };
+            let (metas, _) = encode_rows(data, row_bytes, &opts, 128);
+            EntryLayout::new(row_bytes as u64, &metas).unwrap()
+        };
+        use ibp_format::WordWidth::{W16, W8};
+        let vec_kernel = crate::device::vector_lanes_kernel() >= 1;
+        // Image rows of 784 B (49 vectors) in one group of 16-bit words: taken.
+        let images = layout_of(&crate::testdata::pixel_rows(&mut rng, 256, 784, 7), 784, W16, 1);
+        assert!(LeanShape::Vec.decodes_all(&images));
+        if vec_kernel {
+            assert_eq!(lean_shape(&images), Some(LeanShape::Vec));
+        }
+        // Rows that are not whole vectors (776 B), of 8-bit words, of several groups, of more than
+        // 1 KiB: not taken (the long-rows kernel, where it is wanted, or another).
+        for (row_bytes, w, groups) in [(776, W16, 1), (784, W8, 1), (784, W16, 3), (1040, W16, 1)] {
+            let layout = layout_of(
+                &crate::testdata::pixel_rows(&mut rng, 256, row_bytes, 7),
+                row_bytes,
+                w,
+                groups,
+            );
+            let label = format!("{row_bytes} B, {w:?}, {groups} groups");
+            assert!(layout.chunks.iter().any(|c| c.group_count > 0), "{label}");
+            assert!(!LeanShape::Vec.decodes_all(&layout), "{label}");
+            assert_ne!(lean_shape(&layout), Some(LeanShape::Vec), "{label}");
+        }
+        // Free bits of a position in four runs are taken; in five, not (a Mask word set by hand).
+        for (free, runs) in [(0x1111u16, 4), (0x1115u16, 5), (0x5555u16, 8)] {
+            let mut layout = images.clone();
+            let at = layout.chunks[0].masks_offset as usize + 2 * 100;
+            layout.meta[at..at + 2].copy_from_slice(&(!free).to_le_bytes());
+            assert_eq!(LeanShape::Vec.decodes_all(&layout), runs <= 4, "{runs} runs");
+            if vec_kernel && runs > 4 {
+                assert_eq!(lean_shape(&layout), Some(LeanShape::Long), "{runs} runs");
+            }
+        }
+        // A raw chunk: not taken (the kernel takes coded chunks only).
+        let mut mixed = images.clone();
+        mixed.chunks[1].group_count = 0;
+        assert!(!LeanShape::Vec.decodes_all(&mixed));
     }
 
     #[test]

@@ -73,6 +73,7 @@ pub const GATHER: KernelModule = KernelModule {
         "ibp_decode_tiles_lean_mid",
         "ibp_decode_tiles_lean_short",
         "ibp_decode_tiles_lean_long",
+        "ibp_decode_tiles_lean_vec",
         "ibp_decode_tiles_pairs",
     ],
 };

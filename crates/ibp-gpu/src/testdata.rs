@@ -305,6 +305,33 @@ pub fn few_run_rows(rng: &mut Rng, rows: usize, n: usize, wb: usize, min_runs: u
     out
 }
 
+/// Entries the vector-lanes kernel takes (`ibp_decode_tiles_lean_vec`): rows of 264, 392 and 512
+/// 16-bit words (33-64 output vectors) in one group, at A = 1 and A = 16, three positions in five
+/// fully invariant (so the long-rows kernel's entries) and the others of one to two, three or four
+/// runs of free bits (`few_run_rows`), `rows` rows in one chunk; with each, its label's parts.
+pub fn vector_row_entries(rng: &mut Rng, rows: usize) -> Vec<TestEntry> {
+    let mut out = Vec::new();
+    for words in [264usize, 392, 512] {
+        for align_log2 in [0u8, 4] {
+            for most_runs in [2u32, 3, 4] {
+                let row_bytes = 2 * words;
+                let mut data = few_run_rows(rng, rows, words, 2, 1, most_runs);
+                for row in data.chunks_exact_mut(row_bytes) {
+                    for (j, word) in row.chunks_exact_mut(2).enumerate() {
+                        if (j * 7) % 5 < 3 {
+                            word.copy_from_slice(&[0x34, 0x12]);
+                        }
+                    }
+                }
+                let label = format!("W16 n{words} A{} runs 1-{most_runs}", 1 << align_log2);
+                let opts = fixed_width(ibp_format::WordWidth::W16, 1, align_log2);
+                out.push(TestEntry::new(&data, row_bytes, &opts, rows, label));
+            }
+        }
+    }
+    out
+}
+
 /// Shapes of the decoder tests' entries with several runs of free bits per position: (W, words per
 /// row, fewest and most runs per 32-bit half). 3-4 runs go through `deposit_runs`, 5-8 through the
 /// run-by-run loop; W = 64 with 25 words and W = 8/16 with 40 are lean rows, W = 32 with 40 words a
@@ -523,13 +550,14 @@ pub fn mixed_shape_entry(rng: &mut Rng) -> TestEntry {
 
 std::thread_local! {
     /// See [`shaped_kernel_counts`].
-    static SHAPE_COUNTS: std::cell::Cell<[usize; 3]> = const { std::cell::Cell::new([0; 3]) };
+    static SHAPE_COUNTS: std::cell::Cell<[usize; 5]> = const { std::cell::Cell::new([0; 5]) };
 }
 
 /// What [`check_shaped_kernels`] has seen in this thread (each test runs in a thread of its own):
-/// whole-entry decodes that the mid-row lean kernel and the pairs kernel rejected with E_LAYOUT,
-/// and entries whose own kernel is the pairs kernel.
-pub fn shaped_kernel_counts() -> [usize; 3] {
+/// whole-entry decodes that the mid-row and short-row lean kernels and the pairs kernel rejected
+/// with E_LAYOUT, entries whose own kernel is the pairs kernel, and entries the vector-lanes kernel
+/// decoded and rejected.
+pub fn shaped_kernel_counts() -> [usize; 5] {
     SHAPE_COUNTS.with(|c| c.get())
 }
 
@@ -546,7 +574,8 @@ fn count_shaped(slot: usize) {
 /// chunk ([`crate::TileKernel::decodes`]) it gives `expected`, as the entry's own kernel `own`
 /// does; else it reports E_LAYOUT (counted, see [`shaped_kernel_counts`]) or gives `expected`
 /// (tiles whose records are all raw with no padding are copied before any shape check, by every
-/// tile kernel). It never gives wrong bytes. `lean`: the entry allows a lean kernel at all. The
+/// tile kernel). It never gives wrong bytes. `lean`: the entry allows a lean kernel at all (the
+/// vector-lanes kernel included, which checks the chunks' Masks: `vector_rows_chunk`). The
 /// long-rows kernel runs with whole rows and with segments ([`crate::RowSegments`]; `decode` takes
 /// the mode, `Auto` for every other kernel).
 pub fn check_shaped_kernels(
@@ -561,11 +590,13 @@ pub fn check_shaped_kernels(
     if own == TileKernel::GeneralPairs {
         count_shaped(2);
     }
+    let vector_lanes = TileKernel::Lean(LeanShape::Vec);
     for kernel in [
         TileKernel::Lean(LeanShape::Any),
         TileKernel::Lean(LeanShape::Mid),
         TileKernel::Lean(LeanShape::Short),
         TileKernel::GeneralPairs,
+        vector_lanes,
     ] {
         // (A lean kernel applies only where the entry allows one.)
         if matches!(kernel, TileKernel::Lean(_)) && !lean {
@@ -574,6 +605,9 @@ pub fn check_shaped_kernels(
         let got = decode(kernel, RowSegments::Auto);
         if kernel.decodes(layout) {
             assert_eq!(got.unwrap(), expected, "{label}: whole entry, {kernel:?} kernel");
+            if kernel == vector_lanes {
+                count_shaped(3);
+            }
             continue;
         }
         assert_ne!(own, kernel, "{label}");
@@ -581,7 +615,11 @@ pub fn check_shaped_kernels(
             Ok(bytes) => assert_eq!(bytes, expected, "{label}: whole entry, {kernel:?} kernel"),
             Err(err) => {
                 assert_eq!(err.code(), Some(ErrorCode::Layout), "{label}: {kernel:?}: {err}");
-                count_shaped(usize::from(kernel == TileKernel::GeneralPairs));
+                count_shaped(match kernel {
+                    TileKernel::GeneralPairs => 1,
+                    k if k == vector_lanes => 4,
+                    _ => 0,
+                });
             }
         }
     }

@@ -11,7 +11,8 @@ use crate::layout::EntryLayout;
 /// Tiling of a range decode by a tile kernel of `class`
 /// ([`TileKernel::tile_class`](crate::TileKernel::tile_class): general, lean, short-rows or long-rows):
 /// `(tile_rows, tile_bytes, table_entries)` (table entries: the largest `G * n` of a coded chunk
-/// within `TABLE_MAX_ENTRIES`; chunks above it decode without a table), or `None` when a record can
+/// within `TABLE_MAX_ENTRIES`; chunks above it decode without a table; none for the vector-lanes
+/// kernel, class 4, which builds its own tables), or `None` when a record can
 /// be too long for a tile (ranges then go through `ibp_gather`). Tiles hold as many raw rows as fit
 /// the class's budget, or, where the records stored fill it with at least twice as many rows (rows
 /// that save more than half their bytes), as many rows as their records fill ([`record_tile_rows`]).
@@ -24,6 +25,8 @@ pub(crate) fn tiling(layout: &EntryLayout, class: usize) -> Option<(u32, u32, u3
         .filter(|&e| e <= crate::device::TABLE_MAX_ENTRIES as u64)
         .max()
         .unwrap_or(0) as u32;
+    let vector_lanes = crate::TileKernel::Lean(crate::LeanShape::Vec).tile_class();
+    let table = if class == vector_lanes { 0 } else { table };
     let budget = crate::device::tile_bytes(class, launch::TABLE_ENTRY_BYTES * table);
     if max_raw > budget / 2 {
         return None;
@@ -184,7 +187,8 @@ pub(crate) fn fill_tile_rows(
 
 /// Tile rows and row segments (`GatherParams::row_segments`) for a range decode of `count` rows
 /// by a tile kernel of `class` on `sm_count` SMs: the entry's `tile_rows` and whole rows, except
-/// for the long-rows kernel (3), whose lanes each walk a row: when the range has fewer than
+/// for the long-rows kernel (3), whose lanes each walk a row, and the vector-lanes kernel (4, rows
+/// only: its warps share a tile's vectors whatever its rows): when the range has fewer than
 /// [`crate::device::long_tiles_per_sm`] tiles per SM (or `mode` asks for segments), the fewest
 /// whole 32-row groups that give it that many (at least 32 rows, at most the entry's tile), each
 /// row cut into up to [`launch::TILE_WARPS`] segments so that every warp of a block decodes
@@ -196,11 +200,16 @@ pub(crate) fn launch_tiles(class: usize, tile_rows: u32, count: u64, sm_count: u
     let wanted = (sm_count.max(1) as u64).saturating_mul(per_sm);
     let few_tiles = count.div_ceil(tile_rows.max(1) as u64) < wanted;
     let long_rows = crate::TileKernel::Lean(crate::LeanShape::Long).tile_class();
-    if class != long_rows || mode == RowSegments::WholeRows || !(few_tiles || mode == RowSegments::Segments) {
+    let vector_lanes = crate::TileKernel::Lean(crate::LeanShape::Vec).tile_class();
+    if (class != long_rows && class != vector_lanes)
+        || mode == RowSegments::WholeRows
+        || !(few_tiles || mode == RowSegments::Segments)
+    {
         return (tile_rows, 1);
     }
     let rows = count.div_ceil(wanted).div_ceil(32).saturating_mul(32).max(32);
-    (rows.min(tile_rows as u64) as u32, launch::TILE_WARPS)
+    let segments = if class == long_rows { launch::TILE_WARPS } else { 1 };
+    (rows.min(tile_rows as u64) as u32, segments)
 }
 
 /// Shared-memory bytes of a tile buffer for at most `records` bytes of records: the tile is
@@ -409,6 +418,13 @@ mod tests {
                 "{count}: {rows}"
             );
         }
+        // The vector-lanes kernel: the same tiles, whole rows (its warps share a tile's vectors).
+        for count in [100u64, 10_000, 1_000_000] {
+            assert_eq!(
+                launch_tiles(4, 122, count, 132, RowSegments::Auto),
+                (launch_tiles(3, 122, count, 132, RowSegments::Auto).0, 1)
+            );
+        }
         // Other kernels keep the entry's tiles, whole rows.
         for class in 0..3 {
             for mode in [RowSegments::Auto, RowSegments::WholeRows, RowSegments::Segments] {
@@ -512,6 +528,27 @@ mod tests {
         let smem = launch::tiles_smem(rows, bytes, table);
         assert!(smem <= crate::device::LONG_BLOCK_SMEM, "{smem} B of shared memory");
         assert!(2 * (smem + 1024) <= 228 * 1024, "{smem} B: 2 blocks per SM");
+        // The same rows through the vector-lanes kernel: no per-position table, tiles of
+        // VEC_TILE_BYTES (56 KiB, 73 raw rows), and 3 blocks per SM with its 11 KiB of static shared
+        // memory.
+        let budget = crate::device::VEC_TILE_BYTES;
+        assert_eq!(budget, 56 * 1024);
+        let (rows, bytes, table) = tiling(&long, 4).unwrap();
+        assert_eq!(table, 0);
+        let most = long.window_record_bytes(rows as u64);
+        if long.window_record_bytes(146) <= budget as u64 {
+            assert!((146..1024).contains(&rows), "{rows} rows");
+            assert!(most <= budget as u64 && long.window_record_bytes(rows as u64 + 1) > budget as u64);
+        } else {
+            assert_eq!(rows, 73);
+        }
+        let smem = launch::tiles_smem(rows, bytes, table) + crate::device::VEC_STATIC_SMEM;
+        assert!(smem <= crate::device::VEC_BLOCK_SMEM, "{smem} B of shared memory");
+        assert!(3 * (smem + 1024) <= 228 * 1024, "{smem} B: 3 blocks per SM");
+        assert_eq!(
+            crate::device::resident_tile_blocks(4, smem - crate::device::VEC_STATIC_SMEM),
+            3
+        );
     }
 
     #[test]

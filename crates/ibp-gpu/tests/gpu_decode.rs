@@ -235,7 +235,7 @@ fn rows_through_the_lean_tile_kernel_match_cpu_decoder() {
     let Some(dev) = gpu() else { return };
     let mut rng = Rng::new(12);
     let (mut cases, mut lean) = (0, 0);
-    let mut shapes = [0usize; 4]; // cases per lean kernel (LeanShape)
+    let mut shapes = [0usize; 5]; // cases per lean kernel (LeanShape)
     for w in [WordWidth::W8, WordWidth::W16, WordWidth::W32, WordWidth::W64] {
         for words in [2usize, 7, 16, 17, 25, 32, 33, 64, 100] {
             for (groups, align_log2, rows, max_run) in
@@ -270,7 +270,7 @@ fn rows_through_the_lean_tile_kernel_match_cpu_decoder() {
             }
         }
     }
-    let [rejected, pairs_rejected, pairs_own] = testdata::shaped_kernel_counts();
+    let [rejected, pairs_rejected, pairs_own, vec_decoded, vec_rejected] = testdata::shaped_kernel_counts();
     println!(
         "{cases} short-row cases matched the CPU decoder ({lean} with coded chunks through both tile kernels; \
          lean kernels any/mid/short/long {shapes:?}; {rejected} entries of other rows rejected by the mid and short ones)"
@@ -291,6 +291,13 @@ fn rows_through_the_lean_tile_kernel_match_cpu_decoder() {
         pairs_own >= 2 && pairs_rejected >= 20,
         "pairs kernel: {pairs_own} entries its own, {pairs_rejected} rejected"
     );
+    // The vector-lanes kernel decoded the entries of one group of 16-bit words in rows of whole
+    // vectors (16, 32 and 64 words) and rejected the others it was forced on.
+    println!("vector-lanes kernel: decoded {vec_decoded} entries, rejected {vec_rejected}");
+    assert!(
+        vec_decoded >= 3 && vec_rejected >= 10,
+        "vector-lanes kernel: decoded {vec_decoded} entries, rejected {vec_rejected}"
+    );
     assert!(
         2 * lean >= cases,
         "only {lean} of {cases} short-row cases used the lean tile kernel"
@@ -301,19 +308,26 @@ fn rows_through_the_lean_tile_kernel_match_cpu_decoder() {
 /// whole entries, every chunk, ranges and gathers from both payload homes give the CPU decoder's
 /// rows, through the long-rows kernel (a lane per row, or slices for rows that are not whole
 /// 16-byte vectors; the entries' own kernel where most positions are invariant, else forced by
-/// `check_case`) and the general kernel.
+/// `check_case`), the vector-lanes kernel (where it takes every chunk) and the general kernel.
 #[test]
 fn image_like_rows_match_cpu_decoder() {
     let Some(dev) = gpu() else { return };
     let mut rng = Rng::new(31);
-    let mut long = 0;
+    let (mut long, mut vector) = (0, 0);
     for case in image_row_entries(&mut rng) {
         let entry = load(&case, &dev, PayloadHome::Device);
         // (Every chunk is coded with whole words of at most 16 bits, more than 64 a row: the
         // long-rows kernel where at least half the positions are fully invariant.)
         let (invariant, positions) = entry.layout().invariant_positions();
         if ibp_gpu::device::long_rows_kernel() != 0 && 2 * invariant >= positions {
-            assert_eq!(entry.lean_tile_shape(), Some(LeanShape::Long), "{}", case.label);
+            // (The vector-lanes kernel where vector lanes take every chunk.)
+            let shape = if ibp_gpu::device::vector_lanes_kernel() >= 1 && LeanShape::Vec.decodes_all(entry.layout()) {
+                vector += 1;
+                LeanShape::Vec
+            } else {
+                LeanShape::Long
+            };
+            assert_eq!(entry.lean_tile_shape(), Some(shape), "{}", case.label);
             long += 1;
         }
         check_case(&dev, &case, &mut rng);
@@ -321,6 +335,7 @@ fn image_like_rows_match_cpu_decoder() {
     if ibp_gpu::device::long_rows_kernel() != 0 {
         assert!(long >= 4, "{long} entries through the long-rows kernel");
     }
+    println!("image rows: {long} entries for the long-rows kernel, {vector} of them the vector-lanes kernel's");
 }
 
 /// Positions whose free bits form 3 or 4 runs in a 32-bit half (bf16 pairs, 8- and 16-bit pixels;
@@ -588,6 +603,96 @@ fn entries_relaid_for_gpu_reads_match_cpu_decoder() {
     }
 }
 
+/// Rows the vector-lanes kernel takes (`testdata::vector_row_entries`: one group of 264-512 16-bit
+/// words, one to four runs of free bits a position, A = 1 and 16): the entry's own kernel (unless
+/// `IBP_LEAN_VEC=0`), every path of `check_case` from both payload homes, then records damaged a few
+/// bits at a time, decoded or rejected as the CPU decoder does by the vector-lanes and long-rows
+/// kernels, one row at a time and whole (the same first failing row and code).
+#[test]
+fn vector_lane_rows_match_cpu_decoder() {
+    let Some(dev) = gpu() else { return };
+    let mut rng = Rng::new(25);
+    let (mut decoded, mut rejected) = (0usize, 0usize);
+    let vector_lanes = TileKernel::Lean(LeanShape::Vec);
+    let long = TileKernel::Lean(LeanShape::Long);
+    for case in testdata::vector_row_entries(&mut rng, 96) {
+        let label = case.label.clone();
+        check_case(&dev, &case, &mut rng);
+        if ibp_gpu::device::vector_lanes_kernel() >= 1 {
+            assert_eq!(
+                load(&case, &dev, PayloadHome::Device).tile_kernel(),
+                vector_lanes,
+                "{label}"
+            );
+        }
+        let (mut meta, mut payload) = (case.metas[0].clone(), case.payloads[0].clone());
+        for _ in 0..2 {
+            for _ in 0..4 + rng.below(8) {
+                let bit = rng.below(payload.len() as u64 * 8);
+                payload[(bit / 8) as usize] ^= 1 << (bit % 8);
+            }
+            meta.payload_crc = crc32(&payload);
+            let entry = GpuEntry::load(
+                &dev,
+                case.row_bytes as u64,
+                std::slice::from_ref(&meta),
+                &[&payload],
+                PayloadHome::Device,
+            )
+            .expect("structure unchanged, CRC fixed: loads");
+            let mut cpu_all = vec![0u8; case.row_bytes * meta.row_count as usize];
+            let cpu_whole = decode_chunk(&meta, &payload, DecoderKind::Oracle, &mut cpu_all);
+            let mut first_failing = None; // the CPU's code for the first row it rejects
+            let mut wholes = Vec::new();
+            for kernel in [vector_lanes, long] {
+                entry.use_tile_kernel(kernel);
+                for r in 0..meta.row_count {
+                    let mut cpu = vec![0u8; case.row_bytes];
+                    let cpu_res = decode_chunk_rows(&meta, &payload, &[r], DecoderKind::Oracle, &mut cpu);
+                    match (&cpu_res, range_to_host(&entry, r as u64, 1)) {
+                        (Ok(()), Ok(got)) => {
+                            assert_eq!(got, cpu, "{label} row {r}, {kernel:?}: bytes differ");
+                            decoded += 1;
+                        }
+                        (Err(c), Err(g)) => {
+                            assert_eq!(
+                                g.code(),
+                                Some(c.code),
+                                "{label} row {r}, {kernel:?}: CPU says {c}, GPU {g}"
+                            );
+                            first_failing.get_or_insert(c.code);
+                            rejected += 1;
+                        }
+                        (c, g) => panic!("{label} row {r}, {kernel:?}: CPU {c:?}, GPU {:?}", g.map(|_| ())),
+                    }
+                }
+                // The whole entry: the CPU's bytes, or an error with the first failing row's code.
+                let whole = range_to_host(&entry, 0, meta.row_count as u64);
+                match (&cpu_whole, &whole) {
+                    (Ok(()), Ok(got)) => assert_eq!(got, &cpu_all, "{label}, {kernel:?}: whole entry, bytes differ"),
+                    (Err(_), Err(g)) => assert_eq!(g.code(), first_failing, "{label}, {kernel:?}: whole entry: {g}"),
+                    (c, g) => panic!(
+                        "{label}, {kernel:?}: whole entry: CPU {c:?}, GPU {:?}",
+                        g.as_ref().map(|_| ())
+                    ),
+                }
+                wholes.push(whole.map_err(|e| e.to_string()));
+            }
+            // Both kernels name the same first failing row.
+            assert_eq!(
+                wholes[0], wholes[1],
+                "{label}: whole entry, vector-lanes and long-rows kernels differ"
+            );
+            entry.use_tile_kernel(TileKernel::Auto);
+        }
+    }
+    println!("vector-lane rows: {decoded} damaged-entry rows decoded like the CPU, {rejected} rejected with its code");
+    assert!(
+        decoded > 1000 && rejected > 50,
+        "decoded {decoded}, rejected {rejected}"
+    );
+}
+
 /// Small gathers of long rows take several warps per row (`ibp_gather_split`), large ones a warp
 /// each (`ibp_gather`): both give the CPU decoder's rows, from device memory and zero-copy, through
 /// decode tables and Mask/Bitval words, at every word width.
@@ -729,7 +834,8 @@ fn corrupt_records_rejected_like_cpu() {
         let data = patterned_rows(&mut rng, 64, row_bytes, w.bytes(), 0.05, 0.0);
         corrupt_and_compare(&dev, &mut rng, &data, row_bytes, w, align_log2, groups, &mut checked);
     }
-    // Image-like rows of whole 16-byte vectors: the long-rows kernel, rows whole and in segments.
+    // Image-like rows of whole 16-byte vectors: the vector-lanes kernel (one group) and the
+    // long-rows kernel, rows whole and in segments.
     for (w, align_log2, groups, words) in [(WordWidth::W16, 4u8, 1u32, 392usize), (WordWidth::W16, 0, 2, 392)] {
         let row_bytes = words * w.bytes();
         let data = testdata::pixel_rows(&mut rng, 64, row_bytes, 7);
@@ -794,7 +900,7 @@ fn corrupt_and_compare(
                 entry.use_row_segments(RowSegments::Auto);
                 got
             };
-            for (path, gpu_res) in [
+            let mut paths = vec![
                 ("gather", gather_to_host(&entry, &[r as u64])),
                 (
                     if lean { "range, lean" } else { "range" },
@@ -802,7 +908,14 @@ fn corrupt_and_compare(
                 ),
                 ("range, segments", range_in(RowSegments::Segments)),
                 ("range, general", general),
-            ] {
+            ];
+            // (The entries of the vector-lanes kernel: also the long-rows kernel's vector lanes.)
+            if entry.tile_kernel() == TileKernel::Lean(LeanShape::Vec) {
+                entry.use_tile_kernel(TileKernel::Lean(LeanShape::Long));
+                paths.push(("range, long-rows kernel", range_to_host(&entry, r as u64, 1)));
+                entry.use_tile_kernel(TileKernel::Auto);
+            }
+            for (path, gpu_res) in paths {
                 match (&cpu_res, gpu_res) {
                     (Ok(()), Ok(g)) => {
                         assert_eq!(g, cpu, "row {r} ({path}): bytes differ");

@@ -433,7 +433,7 @@ fn generated_cases_match_cpu_decoder(mut part: Part) {
     lean += usize::from(part.case(&mixed, &mut rng));
     // The shaped kernels rejected entries of other rows, and the pairs kernel decoded some (in the
     // whole list at least 5, 10 and 3: each part its share of the entries it checked).
-    let [mid_rejected, pairs_rejected, pairs_own] = testdata::shaped_kernel_counts();
+    let [mid_rejected, pairs_rejected, pairs_own, vec_decoded, vec_rejected] = testdata::shaped_kernel_counts();
     assert!(
         mid_rejected >= part.share(5) && pairs_rejected >= part.share(10) && pairs_own >= part.share(3),
         "{}: mid kernel rejected {mid_rejected}, pairs kernel rejected {pairs_rejected} entries; {pairs_own} own",
@@ -449,7 +449,7 @@ fn generated_cases_match_cpu_decoder(mut part: Part) {
     }
     println!("{cases} cases, {lean} through the lean tile kernel ({short} the short-rows one) and the general one");
     println!(
-        "generated cases, {}: {} of the {} entries checked (the shaped kernels rejected {mid_rejected} (mid) and {pairs_rejected} (pairs), the pairs kernel decoded {pairs_own})",
+        "generated cases, {}: {} of the {} entries checked (the shaped kernels rejected {mid_rejected} (mid) and {pairs_rejected} (pairs), the pairs kernel decoded {pairs_own}, the vector-lanes kernel decoded {vec_decoded} and rejected {vec_rejected})",
         part.name(),
         part.checked,
         part.next
@@ -458,12 +458,13 @@ fn generated_cases_match_cpu_decoder(mut part: Part) {
 
 /// Image-like rows of more than 64 words of 8 or 16 bits (as Fashion-MNIST), every chunk coded:
 /// the long-rows kernel takes them (a lane per row for rows of whole 16-byte vectors, else in
-/// slices; with `IBP_LEAN_LONG=0` the pairs kernel takes the rows of whole 16-bit words, the general
-/// kernel the others), and every path gives the CPU decoder's rows.
+/// slices; the vector-lanes kernel where vector lanes take every chunk; with `IBP_LEAN_LONG=0` the
+/// pairs kernel takes the rows of whole 16-bit words, the general kernel the others), and every
+/// path gives the CPU decoder's rows.
 #[test]
 fn image_like_rows_match_cpu_decoder() {
     let mut rng = Rng::new(31);
-    let (mut pairs, mut long_entries) = (0, 0);
+    let (mut pairs, mut long_entries, mut vector_entries) = (0, 0, 0);
     for case in image_row_entries(&mut rng) {
         let entry = load(&case);
         let whole_w16 = case.metas.iter().all(|m| m.word_width.bytes() == 2) && case.row_bytes % 2 == 0;
@@ -480,7 +481,12 @@ fn image_like_rows_match_cpu_decoder() {
                     && m.words_per_row as usize * m.word_width.bytes() == case.row_bytes
                     && m.group_count * m.words_per_row <= 1024
             });
-        let expected = if long {
+        // (Of those, entries whose chunks vector lanes all take: the vector-lanes kernel.)
+        let vector_rows =
+            long && ibp_gpu::device::vector_lanes_kernel() >= 1 && LeanShape::Vec.decodes_all(entry.layout());
+        let expected = if vector_rows {
+            TileKernel::Lean(LeanShape::Vec)
+        } else if long {
             TileKernel::Lean(LeanShape::Long)
         } else if whole_w16 {
             TileKernel::GeneralPairs
@@ -489,6 +495,7 @@ fn image_like_rows_match_cpu_decoder() {
         };
         assert_eq!(entry.tile_kernel(), expected, "{}", case.label);
         long_entries += usize::from(long);
+        vector_entries += usize::from(vector_rows);
         pairs += usize::from(whole_w16);
         check_case(&case, &mut rng);
     }
@@ -496,6 +503,7 @@ fn image_like_rows_match_cpu_decoder() {
     if ibp_gpu::device::long_rows_kernel() != 0 {
         assert!(long_entries >= 4, "{long_entries} entries through the long-rows kernel");
     }
+    println!("image rows: {long_entries} entries for the long-rows kernel, {vector_entries} of them the vector-lanes kernel's");
 }
 
 /// Rows that save most of their bytes: tiles sized by their records, several per chunk, and range
@@ -1061,12 +1069,13 @@ fn kernels_stay_in_their_buffers_on_each_damaged_descriptor_field() {
 /// A bit set in a record's last byte, one record at a time: where it falls in the padding after the
 /// record's fields the kernels reject the row with the CPU decoder's `E_PADDING`, elsewhere they
 /// decode what the CPU decodes. Rows of image-like 16-bit words (the long-rows kernel, lane per row
-/// and vector lanes) and of 64 16-bit words (the lean kernels), through the whole entry, a range
-/// of the row (by the kernel chosen and by the long-rows kernel forced) and a gather.
+/// and vector lanes; the vector-lanes kernel) and of 64 16-bit words (the lean kernels), through
+/// the whole entry, a range of the row (by the kernel chosen, and by the long-rows and
+/// vector-lanes kernels forced) and a gather.
 #[test]
 fn padding_bits_rejected_like_cpu() {
     let mut rng = Rng::new(23);
-    let (mut padding, mut decoded) = (0usize, 0usize);
+    let (mut padding, mut decoded, mut vector_rows) = (0usize, 0usize, 0usize);
     for (w, align_log2, words) in [
         (WordWidth::W16, 4u8, 392usize),
         (WordWidth::W16, 4, 64),
@@ -1103,11 +1112,20 @@ fn padding_bits_rejected_like_cpu() {
             let mut cpu = vec![0u8; row_bytes];
             let cpu_res = decode_chunk_rows(&meta, &payload, &[r as u32], DecoderKind::Oracle, &mut cpu);
             let long = TileKernel::Lean(LeanShape::Long);
-            for (path, res) in [
+            let vector_lanes = TileKernel::Lean(LeanShape::Vec);
+            let mut paths = vec![
                 ("gather", entry.gather(&[r as u64])),
                 ("range", entry.decode_range(r as u64, 1, TileKernel::Auto)),
                 ("range, long-rows kernel", entry.decode_range(r as u64, 1, long)),
-            ] {
+            ];
+            if vector_lanes.decodes(entry.layout()) {
+                paths.push((
+                    "range, vector-lanes kernel",
+                    entry.decode_range(r as u64, 1, vector_lanes),
+                ));
+                vector_rows += 1;
+            }
+            for (path, res) in paths {
                 match (&cpu_res, res) {
                     (Ok(()), Ok(got)) => {
                         assert_eq!(got, cpu, "{label} ({path}): bytes differ");
@@ -1127,74 +1145,68 @@ fn padding_bits_rejected_like_cpu() {
         }
     }
     assert!(
-        padding >= 30 && decoded >= 10,
-        "{padding} rows rejected for padding, {decoded} decoded"
+        padding >= 30 && decoded >= 10 && vector_rows >= 10,
+        "{padding} rows rejected for padding, {decoded} decoded, {vector_rows} through the vector-lanes kernel"
     );
-    println!("padding bits: {padding} rows rejected with E_PADDING like the CPU, {decoded} decoded like it");
+    println!("padding bits: {padding} rows rejected with E_PADDING like the CPU, {decoded} decoded like it ({vector_rows} records through the vector-lanes kernel too)");
 }
 
 /// Rows of one group of 16-bit words, 33-64 output vectors (the long-rows kernel's vector lanes,
 /// `IBP_LONG_VECTOR_LANES`, take both of a lane's vectors), three positions in five fully invariant
-/// (so the long-rows kernel is the entry's own) and the others of one or two runs of free bits, or of
-/// one to four, at both alignments: every path of the case, then records damaged a few bits at a
-/// time, rejected or decoded as the CPU decoder does, through the long-rows kernel.
+/// (so the vector-lanes kernel is the entry's own, or with `IBP_LEAN_VEC=0` the long-rows kernel)
+/// and the others of one or two runs of free bits, or of one to four, at both alignments
+/// (`testdata::vector_row_entries`): every path of the case, then
+/// records damaged a few bits at a time, rejected or decoded as the CPU decoder does, through the
+/// long-rows and the vector-lanes kernels.
 #[test]
 fn long_rows_of_many_vectors_match_cpu_decoder() {
     let mut rng = Rng::new(24);
     let (mut decoded, mut rejected) = (0usize, 0usize);
-    for words in [264usize, 392, 512] {
-        for align_log2 in [0u8, 4] {
-            for most_runs in [2u32, 3, 4] {
-                let row_bytes = 2 * words;
-                let mut data = few_run_rows(&mut rng, 96, words, 2, 1, most_runs);
-                for row in data.chunks_exact_mut(row_bytes) {
-                    for (j, word) in row.chunks_exact_mut(2).enumerate() {
-                        if (j * 7) % 5 < 3 {
-                            word.copy_from_slice(&[0x34, 0x12]);
+    for case in testdata::vector_row_entries(&mut rng, 96) {
+        let (label, row_bytes) = (case.label.clone(), case.row_bytes);
+        check_case(&case, &mut rng);
+        let own = if ibp_gpu::device::vector_lanes_kernel() >= 1 {
+            TileKernel::Lean(LeanShape::Vec)
+        } else {
+            TileKernel::Lean(LeanShape::Long)
+        };
+        assert_eq!(load(&case).tile_kernel(), own, "{label}");
+        let long = TileKernel::Lean(LeanShape::Long);
+        let vector_lanes = TileKernel::Lean(LeanShape::Vec);
+        let (mut meta, mut payload) = (case.metas[0].clone(), case.payloads[0].clone());
+        for _ in 0..4 {
+            for _ in 0..4 + rng.below(8) {
+                let bit = rng.below(payload.len() as u64 * 8);
+                payload[(bit / 8) as usize] ^= 1 << (bit % 8);
+            }
+            meta.payload_crc = crc32(&payload);
+            let entry = HostKernels::new(row_bytes as u64, std::slice::from_ref(&meta), &[&payload])
+                .expect("structure unchanged, CRC fixed: loads");
+            for r in 0..meta.row_count {
+                let mut cpu = vec![0u8; row_bytes];
+                let cpu_res = decode_chunk_rows(&meta, &payload, &[r], DecoderKind::Oracle, &mut cpu);
+                for kernel in [long, vector_lanes] {
+                    match (&cpu_res, entry.decode_range(r as u64, 1, kernel)) {
+                        (Ok(()), Ok(got)) => {
+                            assert_eq!(got, cpu, "{label} row {r}, {kernel:?}: bytes differ");
+                            decoded += 1;
                         }
-                    }
-                }
-                let label = format!("W16 n{words} A{} runs 1-{most_runs}", 1 << align_log2);
-                let case = Case::new(
-                    &data,
-                    row_bytes,
-                    &fixed_width(WordWidth::W16, 1, align_log2),
-                    96,
-                    label.clone(),
-                );
-                check_case(&case, &mut rng);
-                assert_eq!(load(&case).tile_kernel(), TileKernel::Lean(LeanShape::Long), "{label}");
-                let long = TileKernel::Lean(LeanShape::Long);
-                let (mut meta, mut payload) = (case.metas[0].clone(), case.payloads[0].clone());
-                for _ in 0..4 {
-                    for _ in 0..4 + rng.below(8) {
-                        let bit = rng.below(payload.len() as u64 * 8);
-                        payload[(bit / 8) as usize] ^= 1 << (bit % 8);
-                    }
-                    meta.payload_crc = crc32(&payload);
-                    let entry = HostKernels::new(row_bytes as u64, std::slice::from_ref(&meta), &[&payload])
-                        .expect("structure unchanged, CRC fixed: loads");
-                    for r in 0..meta.row_count {
-                        let mut cpu = vec![0u8; row_bytes];
-                        let cpu_res = decode_chunk_rows(&meta, &payload, &[r], DecoderKind::Oracle, &mut cpu);
-                        match (&cpu_res, entry.decode_range(r as u64, 1, long)) {
-                            (Ok(()), Ok(got)) => {
-                                assert_eq!(got, cpu, "{label} row {r}: bytes differ");
-                                decoded += 1;
-                            }
-                            (Err(c), Err(g)) => {
-                                assert_eq!(g.code(), Some(c.code), "{label} row {r}: CPU says {c}, kernels {g}");
-                                rejected += 1;
-                            }
-                            (c, g) => panic!("{label} row {r}: CPU {c:?}, kernels {:?}", g.map(|_| ())),
+                        (Err(c), Err(g)) => {
+                            assert_eq!(
+                                g.code(),
+                                Some(c.code),
+                                "{label} row {r}, {kernel:?}: CPU says {c}, kernels {g}"
+                            );
+                            rejected += 1;
                         }
+                        (c, g) => panic!("{label} row {r}, {kernel:?}: CPU {c:?}, kernels {:?}", g.map(|_| ())),
                     }
                 }
             }
         }
     }
     assert!(
-        decoded > 1000 && rejected > 50,
+        decoded > 2000 && rejected > 100,
         "decoded {decoded}, rejected {rejected}"
     );
     println!("long rows of many vectors: {decoded} damaged-entry rows decoded like the CPU, {rejected} rejected with its code");

@@ -816,6 +816,9 @@ fn main() {
                 TileKernel::Lean(LeanShape::Long) if TileKernel::GeneralPairs.decodes(ent_d.layout()) => {
                     Some(other(TileKernel::GeneralPairs))
                 }
+                // (The vector-lanes kernel: against the long-rows kernel, the same vector lanes at 2
+                // blocks per SM beside its other row decoders.)
+                TileKernel::Lean(LeanShape::Vec) => Some(other(TileKernel::Lean(LeanShape::Long))),
                 TileKernel::GeneralPairs => Some(other(TileKernel::General)),
                 _ => None,
             };
@@ -930,6 +933,7 @@ fn main() {
             TileKernel::Lean(LeanShape::Mid) => "lean mid",
             TileKernel::Lean(LeanShape::Short) => "lean short",
             TileKernel::Lean(LeanShape::Long) => "lean long",
+            TileKernel::Lean(LeanShape::Vec) => "lean vec",
             TileKernel::GeneralPairs => "general pairs",
             TileKernel::General | TileKernel::Auto => "general",
         };

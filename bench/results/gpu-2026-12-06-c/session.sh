@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Twenty-eighth session (2026-12-06): the vector-lanes kernel of its own (ibp_decode_tiles_lean_vec:
+# vector lanes alone, no per-position table, 3 blocks per SM, 56 KiB tiles; GPU_NOTES entry 80).
+# Here: `bash tools/gpu-run.sh --prepare`; on the device (carry .devrun), one call per part:
+#   bash bench/results/gpu-2026-12-06-c/session.sh first   # the card's name, then parts ab and lite
+#   bash bench/results/gpu-2026-12-06-c/session.sh ab      # whole-entry decode / D2D of Fashion-MNIST's
+#       256 MiB entries, interleaved three times: the long-rows kernel (IBP_LEAN_VEC=0, the default
+#       before), the vector-lanes kernel (default: 3 blocks per SM, 56 KiB tiles), the same with 52 KiB
+#       tiles, and built for 4 blocks per SM with 42 KiB tiles; then the bf16 entries with and without
+#       IBP_LEAN_VEC=2 (the vector-lanes kernel wherever it takes every chunk), twice. Every decode is
+#       checked byte for byte by the bench.
+#   bash bench/results/gpu-2026-12-06-c/session.sh lite    # gpu_decode's tests (default build), then
+#       memcheck on its vector-lane, image, tile and corrupt-record tests
+#   bash bench/results/gpu-2026-12-06-c/session.sh tests   # every GPU test, vector, sanitizer and the
+#       bench (tools/gpu-full-run.sh)
+set -u
+part=${1:-first}
+. tools/gpu-ab-lib.sh
+run_ab() {
+    rm -rf /tmp/ab; mkdir -p /tmp/ab
+    for i in 1 2 3; do
+        IBP_LEAN_VEC=0 ab d_$i "" $B --only fashion
+        ab v_$i "" $B --only fashion
+        IBP_TILE_BYTES=53248 ab t_$i "" $B --only fashion
+        IBP_TILE_BYTES=43008 ab f_$i "-DIBP_LEAN_VEC_MIN_BLOCKS=4" $B --only fashion
+    done
+    for i in 1 2; do
+        ab k_$i "" $B --only bf16
+        IBP_LEAN_VEC=2 ab e_$i "" $B --only bf16
+    done
+    report "compare decode d v" "compare decode v t" "compare decode v f" "compare decode k e" \
+        "python3 tools/ab_compare.py d3=/tmp/ab/d_3/bench.log v3=/tmp/ab/v_3/bench.log t3=/tmp/ab/t_3/bench.log f3=/tmp/ab/f_3/bench.log --what decode"
+}
+run_lite() {
+    IBP_REQUIRE_GPU=1 IBP_REQUIRE_NVRTC=1 timeout 200 .devrun/tests/gpu_decode --test-threads=1 > "$R/lite-tests.log" 2>&1
+    echo "gpu_decode exit $?"; grep "test result\|vector-lane\|image rows\|FAILED\|panicked" "$R/lite-tests.log"
+    IBP_REQUIRE_GPU=1 IBP_REQUIRE_NVRTC=1 timeout 150 compute-sanitizer --tool memcheck --error-exitcode 9 \
+        .devrun/tests/gpu_decode --test-threads=1 vector_lane corrupt_records tile image > "$R/lite-memcheck.log" 2>&1
+    echo "memcheck exit $?"; grep "test result\|ERROR SUMMARY" "$R/lite-memcheck.log"
+}
+case "$part" in
+first)
+    nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1
+    run_ab
+    run_lite
+    ;;
+ab) run_ab ;;
+lite) run_lite ;;
+tests) timeout 570 bash tools/gpu-full-run.sh ;;
+*)
+    echo "unknown part $part" >&2
+    exit 2
+    ;;
+esac
