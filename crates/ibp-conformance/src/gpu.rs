@@ -74,6 +74,16 @@ impl GpuRunner {
             }
             TileKernel::Lean(LeanShape::Any) | TileKernel::GeneralPairs => vec![TileKernel::General],
             TileKernel::Lean(LeanShape::Long) => vec![TileKernel::General, TileKernel::GeneralPairs],
+            // (Its entries' chunks, one group of 16-bit words, are also the long-rows kernel's, and
+            // the pairs kernel's where rows have more than 16 words.)
+            TileKernel::Lean(LeanShape::Vec) => [
+                TileKernel::General,
+                TileKernel::Lean(LeanShape::Long),
+                TileKernel::GeneralPairs,
+            ]
+            .into_iter()
+            .filter(|k| k.decodes(entry.layout()))
+            .collect(),
         };
         for other in others {
             entry.use_tile_kernel(other);
