@@ -248,7 +248,7 @@ def main() -> int:
         "  the decoder's one-thread-per-row path alone at 3 blocks per SM with 64 KiB tiles, where every chunk is coded with",
         "  rows of <= 16 words or of <= 32 words and <= 64 B; lean long = `ibp_decode_tiles_lean_long`, rows of more than",
         "  64 words of <= 16 bits, mostly invariant, at 2 blocks per SM; lean vec = `ibp_decode_tiles_lean_vec`, the same",
-        "  entries when every chunk is one group of 16-bit words in rows of whole 16-byte vectors (vector lanes alone, 3",
+        "  entries when every chunk is one group of 16-bit words in rows of whole 16-byte vectors (vector lanes alone, 4",
         "  blocks per SM); general = `ibp_decode_tiles`; general",
         "  pairs = `ibp_decode_tiles_pairs`, the general decoder built for chunks of 32-bit words decoded in pairs alone,",
         "  where every coded chunk is one); general kernel/D2D = the general kernel decoding the same lean entry in the",

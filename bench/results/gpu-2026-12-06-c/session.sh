@@ -9,6 +9,9 @@
 #       tiles, and built for 4 blocks per SM with 42 KiB tiles; then the bf16 entries with and without
 #       IBP_LEAN_VEC=2 (the vector-lanes kernel wherever it takes every chunk), twice. Every decode is
 #       checked byte for byte by the bench.
+#   bash bench/results/gpu-2026-12-06-c/session.sh ab2     # after 4 blocks per SM with 40 KiB tiles became
+#       the default: Fashion-MNIST, interleaved twice: the long-rows kernel, the default, 44 KiB tiles,
+#       and 5 blocks per SM with 32 KiB tiles; then part lite
 #   bash bench/results/gpu-2026-12-06-c/session.sh lite    # gpu_decode's tests (default build), then
 #       memcheck on its vector-lane, image, tile and corrupt-record tests
 #   bash bench/results/gpu-2026-12-06-c/session.sh tests   # every GPU test, vector, sanitizer and the
@@ -31,6 +34,17 @@ run_ab() {
     report "compare decode d v" "compare decode v t" "compare decode v f" "compare decode k e" \
         "python3 tools/ab_compare.py d3=/tmp/ab/d_3/bench.log v3=/tmp/ab/v_3/bench.log t3=/tmp/ab/t_3/bench.log f3=/tmp/ab/f_3/bench.log --what decode"
 }
+run_ab2() {
+    rm -rf /tmp/ab; mkdir -p /tmp/ab
+    for i in 1 2; do
+        IBP_LEAN_VEC=0 ab d_$i "" $B --only fashion
+        ab v_$i "" $B --only fashion
+        IBP_TILE_BYTES=45056 ab w_$i "" $B --only fashion
+        IBP_TILE_BYTES=32768 ab g_$i "-DIBP_LEAN_VEC_MIN_BLOCKS=5" $B --only fashion
+    done
+    report "compare decode d v" "compare decode v w" "compare decode v g"
+    mv "$R/ab.tgz" "$R/ab2.tgz"
+}
 run_lite() {
     IBP_REQUIRE_GPU=1 IBP_REQUIRE_NVRTC=1 timeout 200 .devrun/tests/gpu_decode --test-threads=1 > "$R/lite-tests.log" 2>&1
     echo "gpu_decode exit $?"; grep "test result\|vector-lane\|image rows\|FAILED\|panicked" "$R/lite-tests.log"
@@ -45,6 +59,10 @@ first)
     run_lite
     ;;
 ab) run_ab ;;
+ab2)
+    run_ab2
+    run_lite
+    ;;
 lite) run_lite ;;
 tests) timeout 570 bash tools/gpu-full-run.sh ;;
 *)

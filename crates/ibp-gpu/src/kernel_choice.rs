@@ -265,7 +265,7 @@ pub enum LeanShape {
     Long = 3,
     /// `ibp_decode_tiles_lean_vec`: every chunk coded with one group of 16-bit words, rows of whole
     /// 16-byte vectors of at most 1 KiB, at most four runs of free bits per position
-    /// (`vector_rows_chunk`), decoded by vector lanes alone at 3 blocks per SM (taken where the
+    /// (`vector_rows_chunk`), decoded by vector lanes alone at 4 blocks per SM (taken where the
     /// long-rows kernel would be, unless the environment variable `IBP_LEAN_VEC` is `0`; with `2`,
     /// wherever it decodes every chunk: `device::vector_lanes_kernel`).
     Vec = 4,
@@ -371,7 +371,7 @@ impl TileKernel {
     /// Which tile size (`tiling`) this resolved choice launches with: 0 the general kernels', 1 the
     /// lean kernels', 2 the short-rows kernel's (3 blocks per SM: larger tiles), 3 the long-rows
     /// kernel's (2 blocks per SM: 32 rows for each of about 4 warps), 4 the vector-lanes kernel's
-    /// (3 blocks per SM, no per-position table).
+    /// (4 blocks per SM, no per-position table).
     pub(crate) const fn tile_class(self) -> usize {
         match self {
             TileKernel::Lean(LeanShape::Short) => 2,
