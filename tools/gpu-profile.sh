@@ -9,7 +9,8 @@
 # through ibp_decode_tiles_pairs), the lean tile kernel (ibp_decode_tiles_lean) on 256 B
 # rows (q4 and f32-normal), GloVe and MiniLM KV rows (f32 K, bf16 V), the host zero-copy gather (ibp_gather) of 1K rows of 1 KiB and of 256 B, and the
 # raw zero-copy gather of the same 1K rows of 256 B (the baseline's stall profile); the long-rows
-# kernel on Fashion-MNIST (ibp_decode_tiles_lean_long) with its shared-memory bank conflicts; host
+# kernel on Fashion-MNIST (ibp_decode_tiles_lean_long) with its shared-memory bank conflicts, and the
+# vector-lanes kernel there (ibp_decode_tiles_lean_vec, vec-fashion); host
 # gathers of Cora rows, 1K (ibp_gather_split) and 16K (ibp_gather) rows.
 # IBP_PROFILE_ONLY="tiles-1k gather-256-1k" profiles those cases; IBP_PROFILE_STALLS=1 adds the stall reasons per issued
 # instruction and, from a saved report, the SASS instructions with the most stall samples
@@ -69,6 +70,8 @@ SECTIONS_SAVED=$SECTIONS
 [ -n "${STALL_METRICS:-}" ] && SECTIONS="${SECTIONS/" $STALL_METRICS"/}"
 SECTIONS="$SECTIONS --metrics smsp__inst_executed_op_shared_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,smsp__inst_executed.sum"
 profile long-fashion ibp_decode_tiles_lean_long 2 $real --only fashion-mnist-test
+# The vector-lanes kernel on the same rows (their own kernel since GPU_NOTES entry 80).
+profile vec-fashion ibp_decode_tiles_lean_vec 2 $real --only fashion-mnist-test
 SECTIONS=$SECTIONS_SAVED
 profile tiles-sparse-256 ibp_decode_tiles 2 --no-gathers --no-real-data --only f32-sparse --align-log2 4 --target-mib 64 --reps 3 --row-bytes 256
 gather="--no-real-data --only f32-normal-q4 --align-log2 4 --target-mib 64 --reps 3 --batches 1024"

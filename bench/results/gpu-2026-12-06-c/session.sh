@@ -16,6 +16,8 @@
 #       memcheck on its vector-lane, image, tile and corrupt-record tests
 #   bash bench/results/gpu-2026-12-06-c/session.sh tests   # every GPU test, vector, sanitizer and the
 #       bench (tools/gpu-full-run.sh)
+#   bash bench/results/gpu-2026-12-06-c/session.sh h200    # part tests, then Nsight Compute on the
+#       vector-lanes kernel (Fashion-MNIST, stall reasons and SASS: tools/gpu-profile.sh vec-fashion)
 # Ran (2026-12-06, an H100 each time, asked as nvidia-h200): part first at 06:16 (ab.tgz,
 # lite-*-vec3.log: the kernel at 3 blocks per SM), part ab2 at 06:28 after 4 blocks with 40 KiB tiles
 # became the default (ab2.tgz, lite-*.log), part tests at 06:31 (full.tgz: bench/GPU_RESULTS_H100.md).
@@ -69,6 +71,12 @@ ab2)
     ;;
 lite) run_lite ;;
 tests) timeout 570 bash tools/gpu-full-run.sh ;;
+h200)
+    # The full run, then Nsight Compute on the vector-lanes kernel (Fashion-MNIST), with stalls.
+    nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1
+    timeout 330 bash tools/gpu-full-run.sh
+    IBP_PROFILE_STALLS=1 IBP_PROFILE_ONLY=vec-fashion timeout 200 bash tools/gpu-profile.sh
+    ;;
 *)
     echo "unknown part $part" >&2
     exit 2
