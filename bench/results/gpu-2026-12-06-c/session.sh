@@ -16,8 +16,10 @@
 #       memcheck on its vector-lane, image, tile and corrupt-record tests
 #   bash bench/results/gpu-2026-12-06-c/session.sh tests   # every GPU test, vector, sanitizer and the
 #       bench (tools/gpu-full-run.sh)
-#   bash bench/results/gpu-2026-12-06-c/session.sh h200    # part tests, then Nsight Compute on the
-#       vector-lanes kernel (Fashion-MNIST, stall reasons and SASS: tools/gpu-profile.sh vec-fashion)
+#   bash bench/results/gpu-2026-12-06-c/session.sh h200    # part tests; layout 4 in the vector-lanes
+#       kernel at 4 and at 3 blocks per SM against the default and the long-rows kernel (Fashion-MNIST,
+#       twice, ab3.tgz); then Nsight Compute on the vector-lanes kernel (Fashion-MNIST, stall reasons
+#       and SASS: tools/gpu-profile.sh vec-fashion)
 # Ran (2026-12-06, an H100 each time, asked as nvidia-h200): part first at 06:16 (ab.tgz,
 # lite-*-vec3.log: the kernel at 3 blocks per SM), part ab2 at 06:28 after 4 blocks with 40 KiB tiles
 # became the default (ab2.tgz, lite-*.log), part tests at 06:31 (full.tgz: bench/GPU_RESULTS_H100.md).
@@ -51,6 +53,20 @@ run_ab2() {
     report "compare decode d v" "compare decode v w" "compare decode v g"
     mv "$R/ab.tgz" "$R/ab2.tgz"
 }
+# Layout 4 (two consecutive vectors a lane) in the vector-lanes kernel, at 4 blocks per SM (64
+# registers, 4 bytes of spill) and at 3 with 56 KiB tiles (77 registers), against the default and
+# the long-rows kernel; Fashion-MNIST, interleaved twice.
+run_ab3() {
+    rm -rf /tmp/ab; mkdir -p /tmp/ab
+    for i in 1 2; do
+        IBP_LEAN_VEC=0 ab d_$i "" $B --only fashion
+        ab v_$i "" $B --only fashion
+        ab p_$i "-DIBP_LONG_VECTOR_LANES=4" $B --only fashion
+        IBP_TILE_BYTES=57344 ab q_$i "-DIBP_LONG_VECTOR_LANES=4 -DIBP_LEAN_VEC_MIN_BLOCKS=3" $B --only fashion
+    done
+    report "compare decode d v" "compare decode v p" "compare decode v q"
+    mv "$R/ab.tgz" "$R/ab3.tgz"
+}
 run_lite() {
     IBP_REQUIRE_GPU=1 IBP_REQUIRE_NVRTC=1 timeout 200 .devrun/tests/gpu_decode --test-threads=1 > "$R/lite-tests.log" 2>&1
     echo "gpu_decode exit $?"; grep "test result\|vector-lane\|image rows\|FAILED\|panicked" "$R/lite-tests.log"
@@ -72,10 +88,11 @@ ab2)
 lite) run_lite ;;
 tests) timeout 570 bash tools/gpu-full-run.sh ;;
 h200)
-    # The full run, then Nsight Compute on the vector-lanes kernel (Fashion-MNIST), with stalls.
+    # The full run, an A/B of layout 4 in the vector-lanes kernel, then Nsight Compute on it.
     nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1
-    timeout 330 bash tools/gpu-full-run.sh
-    IBP_PROFILE_STALLS=1 IBP_PROFILE_ONLY=vec-fashion timeout 200 bash tools/gpu-profile.sh
+    timeout 250 bash tools/gpu-full-run.sh
+    run_ab3
+    IBP_PROFILE_STALLS=1 IBP_PROFILE_ONLY=vec-fashion IBP_PROFILE_TIMEOUT=100 timeout 120 bash tools/gpu-profile.sh
     ;;
 *)
     echo "unknown part $part" >&2
