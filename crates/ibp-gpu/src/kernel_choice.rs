@@ -503,6 +503,25 @@ mod tests {
     use crate::testdata::{encode_rows, float_rows, sparse_rows, Rng};
     use ibp_codec::EncodeOptions;
 
+    /// The layout of `data` (rows of `row_bytes`) encoded at A = 16 with words of `w` in `groups`
+    /// groups, in chunks of `chunk_rows` rows.
+    fn layout_of(
+        data: &[u8],
+        row_bytes: usize,
+        w: ibp_format::WordWidth,
+        groups: u32,
+        chunk_rows: usize,
+    ) -> EntryLayout {
+        let opts = EncodeOptions {
+            align_log2: 4,
+            word_width: Some(w),
+            groups,
+            ..Default::default()
+        };
+        let (metas, _) = encode_rows(data, row_bytes, &opts, chunk_rows);
+        EntryLayout::new(row_bytes as u64, &metas).unwrap()
+    }
+
     #[test]
     fn loads_give_rows_of_128_bytes_and_more_a_flat_row_index() {
         if std::env::var_os("IBP_GATHER_SPANS").is_some() {
@@ -628,15 +647,7 @@ mod tests {
             return;
         }
         let mut rng = Rng::new(8);
-        let layout_of = |data: &[u8]| {
-            let opts = EncodeOptions {
-                align_log2: 4,
-                word_width: Some(ibp_format::WordWidth::W16),
-                ..Default::default()
-            };
-            let (metas, _) = encode_rows(data, 784, &opts, 128);
-            EntryLayout::new(784, &metas).unwrap()
-        };
+        let layout_of = |data: &[u8]| layout_of(data, 784, ibp_format::WordWidth::W16, 1, 128);
         // Image rows (a zero frame of 3/8 of the row at each end): most positions invariant.
         let images = layout_of(&crate::testdata::pixel_rows(&mut rng, 256, 784, 7));
         let (invariant, positions) = images.invariant_positions();
@@ -659,16 +670,7 @@ mod tests {
     #[test]
     fn vector_lanes_kernel_only_for_chunks_it_decodes() {
         let mut rng = Rng::new(9);
-        let layout_of = |data: &[u8], row_bytes: usize, w: ibp_format::WordWidth, groups: u32| {
-            let opts = EncodeOptions {
-                align_log2: 4,
-                word_width: Some(w),
-                groups,
-                ..Default::default()
-            };
-            let (metas, _) = encode_rows(data, row_bytes, &opts, 128);
-            EntryLayout::new(row_bytes as u64, &metas).unwrap()
-        };
+        let layout_of = |data: &[u8], row_bytes, w, groups| layout_of(data, row_bytes, w, groups, 128);
         use ibp_format::WordWidth::{W16, W8};
         let vec_kernel = crate::device::vector_lanes_kernel() >= 1;
         // Image rows of 784 B (49 vectors) in one group of 16-bit words: taken.
@@ -710,16 +712,7 @@ mod tests {
     #[test]
     fn lean_tile_kernels_by_row_shape() {
         let mut rng = Rng::new(6);
-        let layout_of = |data: &[u8], row_bytes: usize, w: ibp_format::WordWidth, groups: u32| {
-            let opts = EncodeOptions {
-                align_log2: 4,
-                word_width: Some(w),
-                groups,
-                ..Default::default()
-            };
-            let (metas, _) = encode_rows(data, row_bytes, &opts, 64);
-            EntryLayout::new(row_bytes as u64, &metas).unwrap()
-        };
+        let layout_of = |data: &[u8], row_bytes, w, groups| layout_of(data, row_bytes, w, groups, 64);
         let coded = |l: &EntryLayout| l.chunks.iter().filter(|c| c.group_count > 0).count();
         use ibp_format::WordWidth::{W16, W32, W64};
         // 1-64 whole words per row: lean, the mid kernel from 33 words, the short-rows kernel for

@@ -305,6 +305,16 @@ pub fn few_run_rows(rng: &mut Rng, rows: usize, n: usize, wb: usize, min_runs: u
     out
 }
 
+/// Flips `count` random bits of `payload` (a bit may be flipped twice) and fixes `meta`'s payload
+/// CRC, so that the damage reaches the decoders instead of the checksum check.
+pub fn flip_random_bits(rng: &mut Rng, meta: &mut ChunkMeta, payload: &mut [u8], count: u64) {
+    for _ in 0..count {
+        let bit = rng.below(payload.len() as u64 * 8);
+        payload[(bit / 8) as usize] ^= 1 << (bit % 8);
+    }
+    meta.payload_crc = ibp_format::crc32(payload);
+}
+
 /// Entries the vector-lanes kernel takes (`ibp_decode_tiles_lean_vec`): rows of 264, 392 and 512
 /// 16-bit words (33-64 output vectors) in one group, at A = 1 and A = 16, three positions in five
 /// fully invariant (so the long-rows kernel's entries) and the others of one to two, three or four

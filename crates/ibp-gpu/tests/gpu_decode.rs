@@ -7,7 +7,7 @@
 
 use cudarc::driver::CudaSlice;
 use ibp_codec::{decode_chunk, decode_chunk_rows, DecoderKind, EncodeOptions};
-use ibp_format::{crc32, ChunkMeta, ErrorCode, WordWidth};
+use ibp_format::{ChunkMeta, ErrorCode, WordWidth};
 use ibp_gpu::testdata::{
     encode_rows, few_run_entry, few_run_rows, fixed_width, float_rows, image_row_entries, long_row_entries,
     mixed_shape_entry, patterned_rows, read_npy, record_tile_entries, sparse_rows, two_run_rows, uneven_chunk_entries,
@@ -627,11 +627,8 @@ fn vector_lane_rows_match_cpu_decoder() {
         }
         let (mut meta, mut payload) = (case.metas[0].clone(), case.payloads[0].clone());
         for _ in 0..2 {
-            for _ in 0..4 + rng.below(8) {
-                let bit = rng.below(payload.len() as u64 * 8);
-                payload[(bit / 8) as usize] ^= 1 << (bit % 8);
-            }
-            meta.payload_crc = crc32(&payload);
+            let flips = 4 + rng.below(8);
+            testdata::flip_random_bits(&mut rng, &mut meta, &mut payload, flips);
             let entry = GpuEntry::load(
                 &dev,
                 case.row_bytes as u64,
@@ -872,11 +869,8 @@ fn corrupt_and_compare(
     let (mut meta, mut payload) = (metas[0].clone(), payloads[0].clone());
     for _ in 0..40 {
         // Flip 1-3 random bits of the payload.
-        for _ in 0..1 + rng.below(3) {
-            let bit = rng.below(payload.len() as u64 * 8);
-            payload[(bit / 8) as usize] ^= 1 << (bit % 8);
-        }
-        meta.payload_crc = crc32(&payload);
+        let flips = 1 + rng.below(3);
+        testdata::flip_random_bits(rng, &mut meta, &mut payload, flips);
         let entry = GpuEntry::load(
             dev,
             row_bytes as u64,

@@ -658,11 +658,8 @@ fn split_gathers_match_cpu_decoder() {
         let (mut meta, mut payload) = (case.metas[0].clone(), case.payloads[0].clone());
         // (Long records: many flips per round, so that field lengths and padding change too.)
         for _ in 0..4 {
-            for _ in 0..8 + rng.below(16) {
-                let bit = rng.below(payload.len() as u64 * 8);
-                payload[(bit / 8) as usize] ^= 1 << (bit % 8);
-            }
-            meta.payload_crc = crc32(&payload);
+            let flips = 8 + rng.below(16);
+            testdata::flip_random_bits(&mut rng, &mut meta, &mut payload, flips);
             let entry = HostKernels::new(row_bytes as u64, std::slice::from_ref(&meta), &[&payload]).expect("loads");
             for r in 0..meta.row_count {
                 let mut cpu = vec![0u8; row_bytes];
@@ -748,11 +745,8 @@ fn corrupt_records_rejected_like_cpu(mut part: Part) {
         let (metas, payloads) = encode_rows(&data, row_bytes, &fixed_width(w, groups, align_log2), 48);
         let (mut meta, mut payload) = (metas[0].clone(), payloads[0].clone());
         for _ in 0..6 {
-            for _ in 0..1 + rng.below(3) {
-                let bit = rng.below(payload.len() as u64 * 8);
-                payload[(bit / 8) as usize] ^= 1 << (bit % 8);
-            }
-            meta.payload_crc = crc32(&payload);
+            let flips = 1 + rng.below(3);
+            testdata::flip_random_bits(&mut rng, &mut meta, &mut payload, flips);
             if !part.mine() {
                 continue; // (the flips above are kept: the next rounds build on them)
             }
@@ -1175,11 +1169,8 @@ fn long_rows_of_many_vectors_match_cpu_decoder() {
         let vector_lanes = TileKernel::Lean(LeanShape::Vec);
         let (mut meta, mut payload) = (case.metas[0].clone(), case.payloads[0].clone());
         for _ in 0..4 {
-            for _ in 0..4 + rng.below(8) {
-                let bit = rng.below(payload.len() as u64 * 8);
-                payload[(bit / 8) as usize] ^= 1 << (bit % 8);
-            }
-            meta.payload_crc = crc32(&payload);
+            let flips = 4 + rng.below(8);
+            testdata::flip_random_bits(&mut rng, &mut meta, &mut payload, flips);
             let entry = HostKernels::new(row_bytes as u64, std::slice::from_ref(&meta), &[&payload])
                 .expect("structure unchanged, CRC fixed: loads");
             for r in 0..meta.row_count {
