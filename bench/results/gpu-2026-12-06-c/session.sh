@@ -20,6 +20,7 @@
 #       kernel at 4 and at 3 blocks per SM against the default and the long-rows kernel (Fashion-MNIST,
 #       twice, ab3.tgz); then Nsight Compute on the vector-lanes kernel (Fashion-MNIST, stall reasons
 #       and SASS: tools/gpu-profile.sh vec-fashion)
+#   bash bench/results/gpu-2026-12-06-c/session.sh ab3     # part h200 less its full run
 # Ran (2026-12-06, an H100 each time, asked as nvidia-h200): part first at 06:16 (ab.tgz,
 # lite-*-vec3.log: the kernel at 3 blocks per SM), part ab2 at 06:28 after 4 blocks with 40 KiB tiles
 # became the default (ab2.tgz, lite-*.log), part tests at 06:31 (full.tgz: bench/GPU_RESULTS_H100.md).
@@ -87,6 +88,12 @@ ab2)
     ;;
 lite) run_lite ;;
 tests) timeout 570 bash tools/gpu-full-run.sh ;;
+ab3)
+    # Part h200 less its full run (for an H100 while no H200 comes).
+    nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1
+    run_ab3
+    IBP_PROFILE_STALLS=1 IBP_PROFILE_ONLY=vec-fashion IBP_PROFILE_TIMEOUT=100 timeout 120 bash tools/gpu-profile.sh
+    ;;
 h200)
     # The full run, an A/B of layout 4 in the vector-lanes kernel, then Nsight Compute on it.
     nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1
