@@ -344,6 +344,28 @@ __device__ __forceinline__ VlVector vl_vector_record(const TileCtx& t, const ibp
     return r;
 }
 
+// IBP_VL_PAD_WORDS: the padding check of layouts 3 and 4 reads the stream's aligned 32-bit words
+// (vl_padding_set: one shared load a word) instead of 32 bits at each bit offset (stream_bits_set:
+// two loads and a funnel shift a step). 0: stream_bits_set, as before (A/B; GPU_NOTES entry 80).
+#ifndef IBP_VL_PAD_WORDS
+#define IBP_VL_PAD_WORDS 1
+#endif
+// Bits [from, to) of the shared-memory bit stream w hold a set bit (from <= to): the words holding
+// them, the first and last masked to the range.
+__device__ __forceinline__ bool vl_padding_set(const ibp_u32* w, ibp_u32 from, ibp_u32 to) {
+    bool bad = false;
+    if (from < to) {
+        const ibp_u32 first = from >> 5, last = (to - 1) >> 5;
+#pragma unroll 1
+        for (ibp_u32 i = first; i <= last; i++) {
+            const ibp_u32 lo = i == first ? ~0u << (from & 31u) : ~0u;
+            const ibp_u32 hi = i == last ? low_mask32(to - 32 * i) : ~0u;
+            bad |= (w[i] & lo & hi) != 0u;
+        }
+    }
+    return bad;
+}
+
 // Layouts 3 and 4: decodes vector v of the record a (its first field at stream bit pos of the
 // record) into *dst (a raw record that starts a 16-byte vector of the tile: its bytes as they are);
 // at the row's last vector, checks the row (T: its stream bits) with the same order and codes as
@@ -362,7 +384,7 @@ __device__ __forceinline__ void vl_decode_vector(const IbpGatherParams& prm, con
         const ibp_u32 a_mask = (1u << t.align_log2) - 1u;
         ibp_u32 code = IBP_STATUS_OK;
         if (!a.raw && (T > total_bits || ((((T + 7) >> 3) + a_mask) & ~a_mask) != a.len)) code = IBP_STATUS_ROW_LENGTH;
-        else if (stream_bits_set(w, a.base + T, end)) code = IBP_STATUS_PADDING;
+        else if (IBP_VL_PAD_WORDS ? vl_padding_set(w, a.base + T, end) : stream_bits_set(w, a.base + T, end)) code = IBP_STATUS_PADDING;
         if (code != IBP_STATUS_OK) ibp_report(prm.status, t.k0 + row, code);
     }
 }

@@ -21,6 +21,9 @@
 #       twice, ab3.tgz); then Nsight Compute on the vector-lanes kernel (Fashion-MNIST, stall reasons
 #       and SASS: tools/gpu-profile.sh vec-fashion)
 #   bash bench/results/gpu-2026-12-06-c/session.sh ab3     # part h200 less its full run
+#   bash bench/results/gpu-2026-12-06-c/session.sh h200b   # part tests, then the padding check on
+#       aligned words (IBP_VL_PAD_WORDS) against the one before and the long-rows kernel (ab4.tgz)
+#   bash bench/results/gpu-2026-12-06-c/session.sh ab4     # that A/B, then part lite
 # Ran (2026-12-06, an H100 each time, asked as nvidia-h200): part first at 06:16 (ab.tgz,
 # lite-*-vec3.log: the kernel at 3 blocks per SM), part ab2 at 06:28 after 4 blocks with 40 KiB tiles
 # became the default (ab2.tgz, lite-*.log), part tests at 06:31 (full.tgz: bench/GPU_RESULTS_H100.md).
@@ -68,6 +71,18 @@ run_ab3() {
     report "compare decode d v" "compare decode v p" "compare decode v q"
     mv "$R/ab.tgz" "$R/ab3.tgz"
 }
+# The padding check on aligned words (IBP_VL_PAD_WORDS, the default) against the one before (=0) and
+# the long-rows kernel; Fashion-MNIST, interleaved twice.
+run_ab4() {
+    rm -rf /tmp/ab; mkdir -p /tmp/ab
+    for i in 1 2; do
+        IBP_LEAN_VEC=0 ab d_$i "" $B --only fashion
+        ab v_$i "" $B --only fashion
+        ab o_$i "-DIBP_VL_PAD_WORDS=0" $B --only fashion
+    done
+    report "compare decode d v" "compare decode o v"
+    mv "$R/ab.tgz" "$R/ab4.tgz"
+}
 run_lite() {
     IBP_REQUIRE_GPU=1 IBP_REQUIRE_NVRTC=1 timeout 200 .devrun/tests/gpu_decode --test-threads=1 > "$R/lite-tests.log" 2>&1
     echo "gpu_decode exit $?"; grep "test result\|vector-lane\|image rows\|FAILED\|panicked" "$R/lite-tests.log"
@@ -88,6 +103,17 @@ ab2)
     ;;
 lite) run_lite ;;
 tests) timeout 570 bash tools/gpu-full-run.sh ;;
+h200b)
+    # The full run, then the padding-check A/B.
+    nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1
+    timeout 250 bash tools/gpu-full-run.sh
+    run_ab4
+    ;;
+ab4)
+    nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1
+    run_ab4
+    run_lite
+    ;;
 ab3)
     # Part h200 less its full run (for an H100 while no H200 comes).
     nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1
