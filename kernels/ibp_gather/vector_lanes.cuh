@@ -344,11 +344,13 @@ __device__ __forceinline__ VlVector vl_vector_record(const TileCtx& t, const ibp
     return r;
 }
 
-// IBP_VL_PAD_WORDS: the padding check of layouts 3 and 4 reads the stream's aligned 32-bit words
+// IBP_VL_PAD_WORDS=1: the padding check of layouts 3 and 4 reads the stream's aligned 32-bit words
 // (vl_padding_set: one shared load a word) instead of 32 bits at each bit offset (stream_bits_set:
-// two loads and a funnel shift a step). 0: stream_bits_set, as before (A/B; GPU_NOTES entry 80).
+// two loads and a funnel shift a step), which the vector-lanes kernel's profile puts at about 9 %
+// of its instructions at A = 16 (GPU_NOTES entry 80). Tested on the CPU-run kernels, not yet timed
+// or run on a GPU: 0, stream_bits_set, stays the default until it is.
 #ifndef IBP_VL_PAD_WORDS
-#define IBP_VL_PAD_WORDS 1
+#define IBP_VL_PAD_WORDS 0
 #endif
 // Bits [from, to) of the shared-memory bit stream w hold a set bit (from <= to): the words holding
 // them, the first and last masked to the range.

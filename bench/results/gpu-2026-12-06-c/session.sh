@@ -27,7 +27,9 @@
 # Ran (2026-12-06, an H100 each time, asked as nvidia-h200): part first at 06:16 (ab.tgz,
 # lite-*-vec3.log: the kernel at 3 blocks per SM), part ab2 at 06:28 after 4 blocks with 40 KiB tiles
 # became the default (ab2.tgz, lite-*.log), part tests at 06:31 (full.tgz: bench/GPU_RESULTS_H100.md).
-# A try on an H200 (needs_h200) found no machine. Results: GPU_NOTES entry 80.
+# Part ab3 at 06:48 (ab3.tgz, ncu-vec-fashion.*). Four tries on an H200 (needs_h200, parts tests,
+# h200, h200b) found no machine; parts h200b and ab4 (IBP_VL_PAD_WORDS) never ran: the device time
+# left could not start another machine. Results: GPU_NOTES entry 80.
 set -u
 part=${1:-first}
 . tools/gpu-ab-lib.sh

@@ -105,7 +105,11 @@ const AB_SWITCHES: [&[&str]; 4] = [
         "-DIBP_LONG_DIAG=1",
         "-DIBP_LONG_VECTOR_LANES=1",
     ],
-    &["-DIBP_LONG_VECTOR_LANES=4"],
+    &[
+        "-DIBP_LONG_VECTOR_LANES=4",
+        "-DIBP_VL_PAD_WORDS=1",
+        "-DIBP_LEAN_VEC_MIN_BLOCKS=3",
+    ],
 ];
 
 #[test]
