@@ -315,6 +315,23 @@ pub fn flip_random_bits(rng: &mut Rng, meta: &mut ChunkMeta, payload: &mut [u8],
     meta.payload_crc = ibp_format::crc32(payload);
 }
 
+/// Checks a kernel's result `got` for rows the CPU oracle decoded to `cpu_bytes` with verdict `cpu`:
+/// the same bytes where the CPU decodes them, the same error code where it rejects them; panics,
+/// naming `what`, otherwise. Returns whether the rows were decoded (else rejected).
+pub fn same_verdict(cpu: &Result<()>, cpu_bytes: &[u8], got: crate::GpuResult<Vec<u8>>, what: &str) -> bool {
+    match (cpu, got) {
+        (Ok(()), Ok(bytes)) => {
+            assert_eq!(bytes, cpu_bytes, "{what}: bytes differ");
+            true
+        }
+        (Err(c), Err(g)) => {
+            assert_eq!(g.code(), Some(c.code), "{what}: CPU says {c}, kernels {g}");
+            false
+        }
+        (c, g) => panic!("{what}: CPU {c:?}, kernels {:?}", g.map(|_| ())),
+    }
+}
+
 /// Entries the vector-lanes kernel takes (`ibp_decode_tiles_lean_vec`): rows of 264, 392 and 512
 /// 16-bit words (33-64 output vectors) in one group, at A = 1 and A = 16, three positions in five
 /// fully invariant (so the long-rows kernel's entries) and the others of one to two, three or four
