@@ -513,35 +513,32 @@ mod tests {
         let (metas, payloads) = encode_rows(&images, 784, &long_opts, 1 << 20);
         let refs: Vec<&[u8]> = payloads.iter().map(|p| p.as_slice()).collect();
         let long = build_layout(784, &metas, &refs).unwrap();
-        let budget = crate::device::LONG_TILE_BYTES;
-        assert_eq!(budget, 84 * 1024);
-        let (rows, bytes, table) = tiling(&long, 3).unwrap();
+        // Tiles of `raw_rows` raw rows in `budget`, or, where twice as many rows' records fit, the
+        // most rows whose records fit (the buffer then holds them and a loaded vector's slack).
+        let record_rows = |class: usize, budget: u32, raw_rows: u32| {
+            let (rows, bytes, table) = tiling(&long, class).unwrap();
+            let most = long.window_record_bytes(rows as u64);
+            if long.window_record_bytes(2 * raw_rows as u64) <= budget as u64 {
+                assert!((2 * raw_rows..1024).contains(&rows), "class {class}: {rows} rows");
+                assert!(most <= budget as u64 && long.window_record_bytes(rows as u64 + 1) > budget as u64);
+                assert_eq!(bytes as u64, (most + 48 + 15) & !15);
+            } else {
+                assert_eq!(rows, raw_rows, "class {class}");
+            }
+            (rows, bytes, table)
+        };
+        assert_eq!(crate::device::LONG_TILE_BYTES, 84 * 1024);
+        let (rows, bytes, table) = record_rows(3, crate::device::LONG_TILE_BYTES, 109);
         assert_eq!(table, 392);
-        let most = long.window_record_bytes(rows as u64);
-        if long.window_record_bytes(250) <= budget as u64 {
-            assert!((250..1024).contains(&rows), "{rows} rows");
-            assert!(most <= budget as u64 && long.window_record_bytes(rows as u64 + 1) > budget as u64);
-            assert_eq!(bytes as u64, (most + 48 + 15) & !15);
-        } else {
-            assert_eq!(rows, 109);
-        }
         let smem = launch::tiles_smem(rows, bytes, table);
         assert!(smem <= crate::device::LONG_BLOCK_SMEM, "{smem} B of shared memory");
         assert!(2 * (smem + 1024) <= 228 * 1024, "{smem} B: 2 blocks per SM");
         // The same rows through the vector-lanes kernel: no per-position table, tiles of
         // VEC_TILE_BYTES (40 KiB, 52 raw rows), and 4 blocks per SM with its 11 KiB of static shared
         // memory.
-        let budget = crate::device::VEC_TILE_BYTES;
-        assert_eq!(budget, 40 * 1024);
-        let (rows, bytes, table) = tiling(&long, 4).unwrap();
+        assert_eq!(crate::device::VEC_TILE_BYTES, 40 * 1024);
+        let (rows, bytes, table) = record_rows(4, crate::device::VEC_TILE_BYTES, 52);
         assert_eq!(table, 0);
-        let most = long.window_record_bytes(rows as u64);
-        if long.window_record_bytes(104) <= budget as u64 {
-            assert!((104..1024).contains(&rows), "{rows} rows");
-            assert!(most <= budget as u64 && long.window_record_bytes(rows as u64 + 1) > budget as u64);
-        } else {
-            assert_eq!(rows, 52);
-        }
         let smem = launch::tiles_smem(rows, bytes, table) + crate::device::VEC_STATIC_SMEM;
         assert!(smem <= crate::device::VEC_BLOCK_SMEM, "{smem} B of shared memory");
         assert!(4 * (smem + 1024) <= 228 * 1024, "{smem} B: 4 blocks per SM");
