@@ -533,7 +533,9 @@ impl GpuEntry {
     /// whole entry) would be launched now: its tile kernel, rows and bytes per tile, tiles and
     /// blocks; `None` where the range goes through a gather kernel instead (records too long for
     /// a tile) or is empty; `E_ROW_INDEX` where it is not inside the entry. For benchmarks and
-    /// tuning: it computes what the launch computes, on the CPU, and launches nothing.
+    /// tuning: it computes what the launch computes, on the CPU, and launches nothing (for an output
+    /// that is 16-byte aligned: into one that is only 8-byte aligned, a launch takes the long-rows
+    /// kernel where this says the vector-lanes one).
     pub fn tile_plan(&self, first: u64, count: u64) -> GpuResult<Option<crate::TilePlan>> {
         self.check_range(first, count)?;
         let kernel = self.tile_kernel();
