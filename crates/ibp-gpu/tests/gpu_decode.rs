@@ -605,9 +605,10 @@ fn entries_relaid_for_gpu_reads_match_cpu_decoder() {
 
 /// Rows the vector-lanes kernel takes (`testdata::vector_row_entries`: one group of 264-512 16-bit
 /// words, one to four runs of free bits a position, A = 1 and 16): the entry's own kernel (unless
-/// `IBP_LEAN_VEC=0`), every path of `check_case` from both payload homes, then records damaged a few
-/// bits at a time, decoded or rejected as the CPU decoder does by the vector-lanes and long-rows
-/// kernels, one row at a time and whole (the same first failing row and code).
+/// `IBP_LEAN_VEC=0`), every path of `check_case` from both payload homes, a whole-entry decode into
+/// an output that is only 8-byte aligned, then records damaged a few bits at a time, decoded or
+/// rejected as the CPU decoder does by the vector-lanes and long-rows kernels, one row at a time
+/// and whole (the same first failing row and code).
 #[test]
 fn vector_lane_rows_match_cpu_decoder() {
     let Some(dev) = gpu() else { return };
@@ -618,13 +619,27 @@ fn vector_lane_rows_match_cpu_decoder() {
     for case in testdata::vector_row_entries(&mut rng, 96) {
         let label = case.label.clone();
         check_case(&dev, &case, &mut rng);
+        let entry = load(&case, &dev, PayloadHome::Device);
         if ibp_gpu::device::vector_lanes_kernel() >= 1 {
-            assert_eq!(
-                load(&case, &dev, PayloadHome::Device).tile_kernel(),
-                vector_lanes,
-                "{label}"
-            );
+            assert_eq!(entry.tile_kernel(), vector_lanes, "{label}");
         }
+        // Into an output 8 bytes past a 16-byte boundary (the launch then takes the long-rows
+        // kernel): the same rows, and the bytes around them untouched.
+        let stream = dev.new_stream().unwrap();
+        let len = case.expected.len();
+        let mut out: CudaSlice<u8> = stream.clone_htod(&vec![0xA5u8; len + 16]).unwrap();
+        let mut view = out.slice_mut(8..8 + len);
+        entry.decode_all(&mut view, &stream).unwrap().wait().unwrap();
+        let got = stream.clone_dtoh(&out).unwrap();
+        assert_eq!(
+            &got[8..8 + len],
+            &case.expected[..],
+            "{label}: output 8 bytes off a 16-byte boundary"
+        );
+        assert!(
+            got[..8].iter().chain(&got[8 + len..]).all(|&b| b == 0xA5),
+            "{label}: bytes around the output"
+        );
         let (mut meta, mut payload) = (case.metas[0].clone(), case.payloads[0].clone());
         for _ in 0..2 {
             let flips = 4 + rng.below(8);
