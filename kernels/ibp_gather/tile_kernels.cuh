@@ -548,13 +548,13 @@ ibp_decode_tiles_lean_long(const IbpGatherParams prm, const ibp_u32* tile_starts
     decode_tiles_body<true, IBP_LEAN_LONG>(prm, tile_starts, tile_rows, tile_bytes, table_entries);
 }
 // Ranges of an entry all of whose chunks vector lanes take (the host checks,
-// kernel_choice::vector_rows: one group of 16-bit words, rows of whole 16-byte vectors of at most
-// 1 KiB, at most four runs of free bits per position; a tile it cannot take, or an output that is
-// not 16-byte aligned, is reported E_LAYOUT): vector_lanes alone, with no per-position table
-// (table_entries unused) and no other row decoder, built for 4 blocks per SM (62 registers, no spill) and
-// launched with tiles of device::VEC_TILE_BYTES (GPU_NOTES entry 80). Built with
+// kernel_choice::vector_rows_chunk: one group of 16-bit words, rows of whole 16-byte vectors of
+// at most 1 KiB, at most four runs of free bits per position; a tile it cannot take, or an output
+// that is not 16-byte aligned, is reported E_LAYOUT): vector_lanes alone, with no per-position table
+// (table_entries unused) and no other row decoder, built for 4 blocks per SM (62 registers, no
+// spill) and launched with tiles of device::VEC_TILE_BYTES (GPU_NOTES entry 80). Built with
 // IBP_LONG_VECTOR_LANES=0 it decodes nothing (every coded tile E_LAYOUT): the host then does not
-// pick it (kernels::vector_lanes_built).
+// pick it (device::vector_lanes_kernel).
 #ifndef IBP_LEAN_VEC_MIN_BLOCKS
 #define IBP_LEAN_VEC_MIN_BLOCKS 4
 #endif
