@@ -154,12 +154,11 @@ pub fn vector_lanes_kernel() -> u32 {
     static VEC: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
     *VEC.get_or_init(|| {
         let off = ["IBP_KERNEL_DEFINES", "IBP_HOST_KERNELS_DEFINES"].iter().any(|var| {
-            std::env::var(var).is_ok_and(|v| {
-                v.split_whitespace()
-                    .filter_map(|o| o.strip_prefix("-DIBP_LONG_VECTOR_LANES="))
-                    .next_back()
-                    .is_some_and(|value| value.trim() == "0")
-            })
+            crate::kernels::defines_from_env(var)
+                .iter()
+                .filter_map(|o| o.strip_prefix("-DIBP_LONG_VECTOR_LANES="))
+                .next_back()
+                .is_some_and(|value| value == "0")
         });
         if off {
             0

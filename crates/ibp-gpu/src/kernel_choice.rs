@@ -203,11 +203,7 @@ pub(crate) fn lean_shape(layout: &EntryLayout) -> Option<LeanShape> {
 pub(crate) fn vector_rows_chunk(c: &crate::layout::ChunkDesc, row_bytes: u64, meta: &[u8]) -> bool {
     let n = c.words_per_row as usize;
     let start = c.masks_offset as usize;
-    let shape = c.group_count == 1
-        && c.word_bytes == 2
-        && (1..=VECTOR_LANES_MAX_WORDS as usize).contains(&n)
-        && n as u64 * 2 == row_bytes
-        && row_bytes.is_multiple_of(16);
+    let shape = c.group_count == 1 && c.word_bytes == 2 && LeanShape::Vec.takes(c.words_per_row, row_bytes);
     let Some(masks) = start.checked_add(2 * n).and_then(|end| meta.get(start..end)) else {
         return false;
     };

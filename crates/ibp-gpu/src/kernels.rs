@@ -143,7 +143,14 @@ pub fn compile_options(major: i32, minor: i32) -> Vec<String> {
 /// each of the form `-DNAME=VALUE`), for tuning experiments such as
 /// `IBP_KERNEL_DEFINES=-DIBP_TILE_MIN_BLOCKS=3`; anything else in it is ignored.
 pub fn extra_options_from_env() -> Vec<String> {
-    std::env::var("IBP_KERNEL_DEFINES")
+    defines_from_env("IBP_KERNEL_DEFINES")
+}
+
+/// The `-DNAME=VALUE` options of the environment variable `var` (whitespace-separated; anything
+/// else in it is ignored): `IBP_KERNEL_DEFINES` for the device's kernels, `IBP_HOST_KERNELS_DEFINES`
+/// for the CPU-run ones.
+pub fn defines_from_env(var: &str) -> Vec<String> {
+    std::env::var(var)
         .map(|v| {
             v.split_whitespace()
                 .filter(|o| o.starts_with("-D") && o.len() > 2)
