@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Twenty-ninth session (2026-12-06): the H200 run the twenty-eighth could not start, and the A/B of
+# the padding check on aligned words (IBP_VL_PAD_WORDS=1, CPU-tested, never timed on a GPU).
+# Here: `bash tools/gpu-run.sh --prepare`; on the device (carry .devrun), one call per part:
+#   bash bench/results/gpu-2026-12-06-d/session.sh h200   # the card's name; the full run (every GPU
+#       test, vector, sanitizer and the bench: tools/gpu-full-run.sh, full.tgz); then part pad
+#   bash bench/results/gpu-2026-12-06-d/session.sh pad    # whole-entry decode / D2D of Fashion-MNIST's
+#       256 MiB entries, interleaved twice: the long-rows kernel (IBP_LEAN_VEC=0), the vector-lanes
+#       kernel as built by default (IBP_VL_PAD_WORDS=0) and with the padding check on aligned words
+#       (-DIBP_VL_PAD_WORDS=1); every decode checked byte for byte by the bench (pad.tgz)
+#   bash bench/results/gpu-2026-12-06-d/session.sh padtests  # gpu_decode's tests with
+#       -DIBP_VL_PAD_WORDS=1, then memcheck on its vector-lane and corrupt-record tests
+set -u
+part=${1:-h200}
+. tools/gpu-ab-lib.sh
+run_pad() {
+    rm -rf /tmp/ab; mkdir -p /tmp/ab
+    for i in 1 2; do
+        IBP_LEAN_VEC=0 ab d_$i "" $B --only fashion
+        ab v_$i "" $B --only fashion
+        ab p_$i "-DIBP_VL_PAD_WORDS=1" $B --only fashion
+    done
+    report "compare decode d v" "compare decode v p"
+    mv "$R/ab.tgz" "$R/pad.tgz"
+}
+run_padtests() {
+    IBP_KERNEL_DEFINES="-DIBP_VL_PAD_WORDS=1" IBP_REQUIRE_GPU=1 IBP_REQUIRE_NVRTC=1 timeout 200 \
+        .devrun/tests/gpu_decode --test-threads=1 > "$R/pad-tests.log" 2>&1
+    echo "gpu_decode (IBP_VL_PAD_WORDS=1) exit $?"; grep "test result\|FAILED\|panicked" "$R/pad-tests.log"
+    IBP_KERNEL_DEFINES="-DIBP_VL_PAD_WORDS=1" IBP_REQUIRE_GPU=1 IBP_REQUIRE_NVRTC=1 timeout 150 \
+        compute-sanitizer --tool memcheck --error-exitcode 9 \
+        .devrun/tests/gpu_decode --test-threads=1 vector_lane corrupt_records > "$R/pad-memcheck.log" 2>&1
+    echo "memcheck exit $?"; grep "test result\|ERROR SUMMARY" "$R/pad-memcheck.log"
+}
+case "$part" in
+h200)
+    nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1
+    timeout 260 bash tools/gpu-full-run.sh
+    run_pad
+    ;;
+pad)
+    nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1
+    run_pad
+    ;;
+padtests) run_padtests ;;
+*)
+    echo "unknown part $part" >&2
+    exit 2
+    ;;
+esac
