@@ -8,6 +8,10 @@
 #       256 MiB entries, interleaved twice: the long-rows kernel (IBP_LEAN_VEC=0), the vector-lanes
 #       kernel as built by default (IBP_VL_PAD_WORDS=0) and with the padding check on aligned words
 #       (-DIBP_VL_PAD_WORDS=1); every decode checked byte for byte by the bench (pad.tgz)
+#   bash bench/results/gpu-2026-12-06-d/session.sh sums   # host zero-copy gathers of 1K and 4K rows
+#       (ibp_gather_split's batches) of Cora and of 4 KiB f32 rows at 5 % non-zero, interleaved twice:
+#       the default against -DIBP_SPLIT_SEGMENT_SUMS=1 (each warp sums its own segment's fields, the
+#       group exchanges the sums); every gather checked by the bench (sums.tgz)
 #   bash bench/results/gpu-2026-12-06-d/session.sh padtests  # gpu_decode's tests with
 #       -DIBP_VL_PAD_WORDS=1, then memcheck on its vector-lane and corrupt-record tests
 set -u
@@ -22,6 +26,17 @@ run_pad() {
     done
     report "compare decode d v" "compare decode v p"
     mv "$R/ab.tgz" "$R/pad.tgz"
+}
+run_sums() {
+    rm -rf /tmp/ab; mkdir -p /tmp/ab
+    for i in 1 2; do
+        GAB_BATCHES=1024,4096 gab c_$i "" --only cora
+        GAB_BATCHES=1024,4096 gab s_$i "-DIBP_SPLIT_SEGMENT_SUMS=1" --only cora
+        GAB_BATCHES=1024,4096 gab cf_$i "" --only f32-sparse --row-bytes 4096
+        GAB_BATCHES=1024,4096 gab sf_$i "-DIBP_SPLIT_SEGMENT_SUMS=1" --only f32-sparse --row-bytes 4096
+    done
+    report "compare gathers c s" "compare gathers cf sf"
+    mv "$R/ab.tgz" "$R/sums.tgz"
 }
 run_padtests() {
     IBP_KERNEL_DEFINES="-DIBP_VL_PAD_WORDS=1" IBP_REQUIRE_GPU=1 IBP_REQUIRE_NVRTC=1 timeout 200 \
@@ -41,6 +56,10 @@ h200)
 pad)
     nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1
     run_pad
+    ;;
+sums)
+    nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1
+    run_sums
     ;;
 padtests) run_padtests ;;
 *)
