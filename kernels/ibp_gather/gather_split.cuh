@@ -17,22 +17,6 @@
 // too, so that warp sees E_ROW_LENGTH whenever a warp before it stopped on it). Other requests are
 // decoded by the group's first warp, as ibp_gather does. Same parameters as ibp_gather, plus
 // split_log2 and split_words; dynamic shared memory: prm.stage_bytes per warp, as ibp_gather.
-//
-// IBP_SPLIT_SEGMENT_SUMS=1: each warp sums the field lengths of its own segment's words, the group
-// exchanges the sums through shared memory (one more block barrier per step), and warp s starts at
-// n plus the sums of segments 0 .. s - 1: the same start, found in m / 32 steps a warp instead of up
-// to (S - 1) * m / 32 for the last warp, and the warp's own table entries read before its decode.
-#ifndef IBP_SPLIT_SEGMENT_SUMS
-#define IBP_SPLIT_SEGMENT_SUMS 0
-#endif
-
-// Warp sub of S's words jb .. je - 1 of a row of n words (u: words per warp at least, a multiple
-// of 32): segments of m = ceil(n / S) rounded up to a multiple of u; jb >= n for a warp with none.
-__device__ __forceinline__ void split_segment(ibp_u32 n, ibp_u32 sub, ibp_u32 S, ibp_u32 u, ibp_u32& jb, ibp_u32& je) {
-    const ibp_u32 m = (((n + S - 1) / S) + u - 1) / u * u;
-    jb = sub * m;
-    je = min(jb + m, n);
-}
 
 // Stream bit where the field of word jb (a multiple of 32, <= n <= the record's bits) starts: n
 // (the participation bits) plus the fields of words 0 .. jb - 1, a lane per word: field(j, p) is
@@ -45,58 +29,20 @@ __device__ __forceinline__ ibp_u32 span_start(const Rec& rec, ibp_u32 n, ibp_u32
     return n + warp_sum32(bits);
 }
 
-// The fields' bits of words jb .. je - 1 (jb a multiple of 32, je <= n <= the record's bits), a
-// lane per word, summed over the warp (IBP_SPLIT_SEGMENT_SUMS).
-template <class Rec, class Field>
-__device__ __forceinline__ ibp_u32 span_bits(const Rec& rec, ibp_u32 jb, ibp_u32 je, const Field& field, ibp_u32 lane) {
-    ibp_u32 bits = 0;
-#pragma unroll 4
-    for (ibp_u32 j0 = jb; j0 < je; j0 += 32) {
-        const ibp_u32 j = j0 + lane;
-        if (j < je) bits += field(j, (rec.word32(j0 >> 5) >> lane) & 1u);
-    }
-    return warp_sum32(bits);
-}
-
-// Field length of word j (p: its participation bit) through the table's entry, or its Mask word.
-template <int WB>
-__device__ __forceinline__ ibp_u32 table_field(const uint4* tinfo, ibp_u32 j, bool p) {
-    return field_bits(p, tinfo[j], WB * 8);
-}
-template <int WB>
-__device__ __forceinline__ ibp_u32 mask_field(const ibp_u8* masks_p, ibp_u32 j, bool p) {
-    typedef typename Word<WB>::T T;
-    const T* masks = (const T*)masks_p;
-    return p ? WB * 8 - (ibp_u32)(WB == 8 ? __popcll((ibp_u64)__ldg(masks + j)) : __popc((ibp_u32)__ldg(masks + j)))
-             : WB * 8;
-}
-
-// Warp sub's segment sum for IBP_SPLIT_SEGMENT_SUMS: 0 for a warp with no words or a record whose
-// layout or participation bits split_row rejects before reading any field.
-template <int WB>
-__device__ __forceinline__ ibp_u32 segment_bits(const SmemRecord& rec, const uint4* tinfo, const ibp_u8* masks_p,
-                                                ibp_u32 n, ibp_u32 row_bytes, ibp_u32 sub, ibp_u32 S, ibp_u32 u,
-                                                ibp_u32 lane) {
-    ibp_u32 jb, je;
-    split_segment(n, sub, S, u, jb, je);
-    if (jb >= n || !words_fit_row(n, WB, row_bytes) || n > (ibp_u32)(rec.len * 8)) return 0;
-    if (tinfo) return span_bits(rec, jb, je, [&](ibp_u32 j, bool p) { return table_field<WB>(tinfo, j, p); }, lane);
-    return span_bits(rec, jb, je, [&](ibp_u32 j, bool p) { return mask_field<WB>(masks_p, j, p); }, lane);
-}
-
 // Warp `sub` of S's share of a staged coded record of n >= u * S words (see above), through the
 // table (tmask non-null) or the Mask/Bitval words: what the warp reports (only the warp of the
-// record's last words reports anything). seg_bits: the group's segment sums (IBP_SPLIT_SEGMENT_SUMS),
-// else null and the start is found by span_start.
+// record's last words reports anything).
 template <int WB>
 __device__ __forceinline__ ibp_u32 split_row(const SmemRecord& rec, ibp_u8* dst, const uint4* tmask, const uint4* tinfo,
                                              const ibp_u8* masks_p, const ibp_u8* bitvals_p, ibp_u32 n,
                                              ibp_u32 row_bytes, ibp_u32 align_log2, ibp_u32 sub, ibp_u32 S,
-                                             ibp_u32 u, const ibp_u32* seg_bits, ibp_u32 lane) {
+                                             ibp_u32 u, ibp_u32 lane) {
     typedef typename Word<WB>::T T;
-    ibp_u32 jb, je;
-    split_segment(n, sub, S, u, jb, je);
+    const ibp_u32 W = WB * 8;
+    const ibp_u32 m = (((n + S - 1) / S) + u - 1) / u * u;
+    const ibp_u32 jb = sub * m;
     if (jb >= n) return IBP_STATUS_OK;
+    const ibp_u32 je = min(jb + m, n);
     const bool last = je == n;
     if (!words_fit_row(n, WB, row_bytes)) return last ? IBP_STATUS_LAYOUT : IBP_STATUS_OK;
     const ibp_u32 total_bits = (ibp_u32)(rec.len * 8);
@@ -105,14 +51,15 @@ __device__ __forceinline__ ibp_u32 split_row(const SmemRecord& rec, ibp_u8* dst,
     const ibp_u32 last_bytes = row_bytes - (n - 1) * WB;  // 1 .. WB
     bool partial_bad = false;
     const T* masks = (const T*)masks_p;
-    ibp_u32 pos = n, code;
-    for (ibp_u32 s = 0; seg_bits && s < sub; ++s) pos += seg_bits[s];
+    ibp_u32 pos, code;
     if (tmask) {
-        if (!seg_bits) pos = span_start(rec, n, jb, [&](ibp_u32 j, bool p) { return table_field<WB>(tinfo, j, p); }, lane);
+        pos = span_start(rec, n, jb, [&](ibp_u32 j, bool p) { return field_bits(p, tinfo[j], W); }, lane);
         code = decode_table_span<WB>(rec.w, 8 * rec.off, total_bits, dst, tmask, tinfo, n, jb, je, pos, last_bytes,
                                      aligned, partial_bad, lane);
     } else {
-        if (!seg_bits) pos = span_start(rec, n, jb, [&](ibp_u32 j, bool p) { return mask_field<WB>(masks_p, j, p); }, lane);
+        pos = span_start(rec, n, jb, [&](ibp_u32 j, bool p) {
+            return p ? W - (ibp_u32)(WB == 8 ? __popcll((ibp_u64)__ldg(masks + j)) : __popc((ibp_u32)__ldg(masks + j))) : W;
+        }, lane);
         code = decode_coded_span<WB>(rec, dst, masks, (const T*)bitvals_p, n, jb, je, total_bits, pos, last_bytes,
                                      aligned, partial_bad, lane);
     }
@@ -122,22 +69,10 @@ __device__ __forceinline__ ibp_u32 split_row(const SmemRecord& rec, ibp_u8* dst,
                  : coded_tail(rec, pos, align_log2, partial_bad, lane);
 }
 
-// The record of `job` staged at `stage` (16-byte vectors from the one below its first byte).
-__device__ __forceinline__ SmemRecord staged_record(const ibp_u8* stage, const Job& job) {
-    SmemRecord rec;
-    rec.w = (const ibp_u32*)stage;
-    rec.len = job.len;
-    rec.off = (ibp_u32)((size_t)job.src & 15);
-    return rec;
-}
-
 extern "C" __global__ void __launch_bounds__(32 * IBP_WARPS_PER_BLOCK)
 ibp_gather_split(const IbpGatherParams prm, ibp_u32 split_log2, ibp_u32 split_words) {
     IBP_DYNAMIC_SMEM(ibp_stage);
     __shared__ ibp_u64 first_rows_smem[IBP_SMEM_CHUNKS];
-#if IBP_SPLIT_SEGMENT_SUMS
-    __shared__ ibp_u32 seg_bits_smem[IBP_WARPS_PER_BLOCK];
-#endif
     const ibp_u32 lane = threadIdx.x & 31;
     const ibp_u32 warp = threadIdx.x >> 5;
     // S warps per request, at most the block's (IBP_WARPS_PER_BLOCK is a power of two).
@@ -164,42 +99,23 @@ ibp_gather_split(const IbpGatherParams prm, ibp_u32 split_log2, ibp_u32 split_wo
             for (ibp_u64 i = t; i < vecs; i += threads) ((uint4*)stage)[i] = src[i];
         }
         __syncthreads();
-#if IBP_SPLIT_SEGMENT_SUMS
-        if (split) {
-            const SmemRecord rec = staged_record(stage, job);
-            const uint4* tinfo = job.table ? job.table + job.entries : 0;
-            const ibp_u32 n = job.n, rb = prm.row_bytes;
-            ibp_u32 bits;
-            switch (job.wb) {
-                case 1: bits = segment_bits<1>(rec, tinfo, job.masks, n, rb, sub, S, u, lane); break;
-                case 2: bits = segment_bits<2>(rec, tinfo, job.masks, n, rb, sub, S, u, lane); break;
-                case 4: bits = segment_bits<4>(rec, tinfo, job.masks, n, rb, sub, S, u, lane); break;
-                default: bits = segment_bits<8>(rec, tinfo, job.masks, n, rb, sub, S, u, lane); break;
-            }
-            if (lane == 0) seg_bits_smem[warp] = bits;
-        }
-        __syncthreads();  // the group's segment sums are in
-        const ibp_u32* seg_bits = seg_bits_smem + group * S;
-#else
-        const ibp_u32* seg_bits = 0;
-#endif
         if (split && IBP_GATHER_DIAG) {
             diag_fill(prm.out + k * (ibp_u64)prm.row_bytes, prm.row_bytes, ((const ibp_u32*)stage)[0], sub * 32 + lane, S * 32);
         } else if (split) {
-            const SmemRecord rec = staged_record(stage, job);
+            SmemRecord rec;
+            rec.w = (const ibp_u32*)stage;
+            rec.len = job.len;
+            rec.off = (ibp_u32)((size_t)job.src & 15);
             const uint4* tinfo = job.table ? job.table + job.entries : 0;
-            const ibp_u32 n = job.n, rb = prm.row_bytes;
             const ibp_u8* bitvals = job.masks + job.words_bytes;
             ibp_u8* dst = prm.out + k * (ibp_u64)prm.row_bytes;
-            const ibp_u32 al = job.align_log2;
-            const uint4* tm = job.table;
-            const ibp_u8* mk = job.masks;
+            const ibp_u32 n = job.n, rb = prm.row_bytes, al = job.align_log2;
             ibp_u32 code;
             switch (job.wb) {
-                case 1: code = split_row<1>(rec, dst, tm, tinfo, mk, bitvals, n, rb, al, sub, S, u, seg_bits, lane); break;
-                case 2: code = split_row<2>(rec, dst, tm, tinfo, mk, bitvals, n, rb, al, sub, S, u, seg_bits, lane); break;
-                case 4: code = split_row<4>(rec, dst, tm, tinfo, mk, bitvals, n, rb, al, sub, S, u, seg_bits, lane); break;
-                default: code = split_row<8>(rec, dst, tm, tinfo, mk, bitvals, n, rb, al, sub, S, u, seg_bits, lane); break;
+                case 1: code = split_row<1>(rec, dst, job.table, tinfo, job.masks, bitvals, n, rb, al, sub, S, u, lane); break;
+                case 2: code = split_row<2>(rec, dst, job.table, tinfo, job.masks, bitvals, n, rb, al, sub, S, u, lane); break;
+                case 4: code = split_row<4>(rec, dst, job.table, tinfo, job.masks, bitvals, n, rb, al, sub, S, u, lane); break;
+                default: code = split_row<8>(rec, dst, job.table, tinfo, job.masks, bitvals, n, rb, al, sub, S, u, lane); break;
             }
             if (code != IBP_STATUS_OK && lane == 0) ibp_report(prm.status, k, code);
         } else if (valid && sub == 0) {

@@ -14,6 +14,10 @@
 #       group exchanges the sums); every gather checked by the bench (sums.tgz)
 #   bash bench/results/gpu-2026-12-06-d/session.sh padtests  # gpu_decode's tests with
 #       -DIBP_VL_PAD_WORDS=1, then memcheck on its vector-lane and corrupt-record tests
+# Ran (2026-12-06): part h200 at 08:07 and 08:24 UTC (needs_h200) found no machine; on an H100
+# (nvidia-h100-x1), part sums at 08:26 (sums.tgz) and parts pad and padtests at 08:29 (pad.tgz,
+# pad-tests.log, pad-memcheck.log). Results: GPU_NOTES entry 81. Part sums times a switch since
+# removed: apply tried-split-segment-sums.diff to run it again.
 set -u
 part=${1:-h200}
 . tools/gpu-ab-lib.sh

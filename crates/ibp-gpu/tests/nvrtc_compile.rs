@@ -109,7 +109,6 @@ const AB_SWITCHES: [&[&str]; 4] = [
         "-DIBP_LONG_VECTOR_LANES=4",
         "-DIBP_VL_PAD_WORDS=1",
         "-DIBP_LEAN_VEC_MIN_BLOCKS=3",
-        "-DIBP_SPLIT_SEGMENT_SUMS=1",
     ],
 ];
 
