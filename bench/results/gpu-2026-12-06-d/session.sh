@@ -16,8 +16,16 @@
 #       -DIBP_VL_PAD_WORDS=1, then memcheck on its vector-lane and corrupt-record tests
 # Ran (2026-12-06): part h200 at 08:07 and 08:24 UTC (needs_h200) found no machine; on an H100
 # (nvidia-h100-x1), part sums at 08:26 (sums.tgz) and parts pad and padtests at 08:29 (pad.tgz,
-# pad-tests.log, pad-memcheck.log). Results: GPU_NOTES entry 81. Part sums times a switch since
-# removed: apply tried-split-segment-sums.diff to run it again.
+# pad-tests.log, pad-memcheck.log). Part h200 on an H200 at 08:37 on 73b1b51 (full.tgz:
+# bench/GPU_RESULTS.md and conformance/results/gpu-h200.txt; pad-h200.tgz), then on the same
+# machine the vector-lanes kernel's tiles (h200-tiles.tgz):
+#   . tools/gpu-ab-lib.sh; rm -rf /tmp/ab; mkdir -p /tmp/ab; for i in 1 2; do ab v_$i "" $B --only fashion;
+#   IBP_TILE_BYTES=43008 ab f_$i "" $B --only fashion; IBP_TILE_BYTES=32768 ab g_$i
+#   "-DIBP_LEAN_VEC_MIN_BLOCKS=5" $B --only fashion; IBP_TILE_BYTES=57344 ab t_$i
+#   "-DIBP_LEAN_VEC_MIN_BLOCKS=3" $B --only fashion; done; report "compare decode v f" "compare decode v g"
+#   "compare decode v t"
+# Results: GPU_NOTES entry 81. Part sums times a switch since removed: apply
+# tried-split-segment-sums.diff to run it again.
 set -u
 part=${1:-h200}
 . tools/gpu-ab-lib.sh
