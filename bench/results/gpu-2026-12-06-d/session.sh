@@ -24,6 +24,11 @@
 #   "-DIBP_LEAN_VEC_MIN_BLOCKS=5" $B --only fashion; IBP_TILE_BYTES=57344 ab t_$i
 #   "-DIBP_LEAN_VEC_MIN_BLOCKS=3" $B --only fashion; done; report "compare decode v f" "compare decode v g"
 #   "compare decode v t"
+# On an H100 at 09:07, blocks per launch of the vector-lanes kernel (blocks.tgz, blocks2.tgz):
+#   . tools/gpu-ab-lib.sh; rm -rf /tmp/ab; mkdir -p /tmp/ab; for i in 1 2; do ab v_$i "" $B --only fashion;
+#   IBP_TILE_MAX_BLOCKS=2112 ab h_$i "" $B --only fashion; IBP_TILE_MAX_BLOCKS=1056 ab e_$i "" $B --only
+#   fashion; done; report "compare decode v h" "compare decode v e"
+#   (blocks2.tgz: the same with IBP_TILE_MAX_BLOCKS=8448 (s) and 1000000 (o))
 # Results: GPU_NOTES entry 81. Part sums times a switch since removed: apply
 # tried-split-segment-sums.diff to run it again.
 set -u
