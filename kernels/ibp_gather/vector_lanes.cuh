@@ -347,8 +347,9 @@ __device__ __forceinline__ VlVector vl_vector_record(const TileCtx& t, const ibp
 // IBP_VL_PAD_WORDS=1: the padding check of layouts 3 and 4 reads the stream's aligned 32-bit words
 // (vl_padding_set: one shared load a word) instead of 32 bits at each bit offset (stream_bits_set:
 // two loads and a funnel shift a step), which the vector-lanes kernel's profile puts at about 9 %
-// of its instructions at A = 16 (GPU_NOTES entry 80). It passes every GPU test and gains nothing on
-// an H100 (0-1.5 % slower, entry 81): 0, stream_bits_set, stays the default.
+// of its instructions at A = 16 (GPU_NOTES entry 80). It passes gpu_decode's tests and memcheck on
+// the GPU and gains nothing on an H100 or the H200 (0-1.5 % slower, entry 81): 0, stream_bits_set,
+// stays the default.
 #ifndef IBP_VL_PAD_WORDS
 #define IBP_VL_PAD_WORDS 0
 #endif
