@@ -369,32 +369,88 @@ __device__ __forceinline__ bool vl_padding_set(const ibp_u32* w, ibp_u32 from, i
     return bad;
 }
 
+// The checks of a row (the same order and codes as lane_tile_rows) whose record lies at stream bit
+// base (len bytes, raw or not) and whose fields end at stream bit base + T: the record length rule
+// L == align_up(ceil(T/8), A) (T > 8L fails it too), then padding bits T .. 8L-1 zero.
+__device__ __forceinline__ void vl_check_row(const IbpGatherParams& prm, const TileCtx& t, const ibp_u32* w, ibp_u32 base, ibp_u32 len,
+                                             bool raw, ibp_u32 row, ibp_u32 T) {
+    const ibp_u32 total_bits = len * 8, end = base + total_bits;
+    const ibp_u32 a_mask = (1u << t.align_log2) - 1u;
+    ibp_u32 code = IBP_STATUS_OK;
+    if (!raw && (T > total_bits || ((((T + 7) >> 3) + a_mask) & ~a_mask) != len)) code = IBP_STATUS_ROW_LENGTH;
+    else if (IBP_VL_PAD_WORDS ? vl_padding_set(w, base + T, end) : stream_bits_set(w, base + T, end)) code = IBP_STATUS_PADDING;
+    if (code != IBP_STATUS_OK) ibp_report(prm.status, t.k0 + row, code);
+}
+
+// IBP_VL_DEFER_CHECKS=1: the lane that decodes a row's last vector keeps the row and its T
+// (VlPending) and checks it after the warp's last pass, so that the warp runs the checks once for
+// all its rows, a lane each, instead of once per pass for the one or two lanes that end a row there
+// (GPU_NOTES entry 80: the padding check alone about 50 of 665 warp instructions a row). A lane
+// that ends a second row before then checks the first at once (rows of an even number of vectors,
+// or more than 32 rows a warp).
+#ifndef IBP_VL_DEFER_CHECKS
+#define IBP_VL_DEFER_CHECKS 0
+#endif
+struct VlPending {
+    ibp_u32 row = ~0u, T = 0;  // row ~0u: none
+};
+// Checks the pending row, if any (vl_check_row, its record from the tile's offsets).
+__device__ __forceinline__ void vl_check_pending(const IbpGatherParams& prm, const TileCtx& t, const ibp_u32* w, ibp_u32 rec0,
+                                                 VlPending& p) {
+    if (p.row != ~0u) {
+        const ibp_u32 off = t.offsets[p.row], len = t.offsets[p.row + 1] - off;
+        vl_check_row(prm, t, w, rec0 + off * 8, len, len == t.raw_padded, p.row, p.T);
+        p.row = ~0u;
+    }
+}
+
 // Layouts 3 and 4: decodes vector v of the record a (its first field at stream bit pos of the
 // record) into *dst (a raw record that starts a 16-byte vector of the tile: its bytes as they are);
-// at the row's last vector, checks the row (T: its stream bits) with the same order and codes as
-// lane_tile_rows.
+// at the row's last vector, checks the row (T: its stream bits; vl_check_row), or with
+// IBP_VL_DEFER_CHECKS leaves it in `pending` (checking the one there first).
 template <int RUNS>
 __device__ __forceinline__ void vl_decode_vector(const IbpGatherParams& prm, const TileCtx& t, const ibp_u32* w, const uint4* vl,
                                                  const ibp_u32* run3, const VlVector& a, ibp_u32 row, ibp_u32 v, ibp_u32 V,
-                                                 ibp_u32 pos, uint4* dst) {
-    const ibp_u32 total_bits = a.len * 8, end = a.base + total_bits;
+                                                 ibp_u32 pos, uint4* dst, ibp_u32 rec0, VlPending& pending) {
+    const ibp_u32 end = a.base + a.len * 8;
     if (a.raw && ((a.base >> 3) & 15u) == 0) *dst = ((const uint4*)((const ibp_u8*)w + (a.base >> 3)))[v];
     else *dst = vl_vector_flat<RUNS>(w, end, a.base + pos, a.pv, a.fl, a.fh, vl + v, run3 + v);
     if (v == V - 1) {
-        // Record length rule L == align_up(ceil(T/8), A) (T > 8L fails it too), then padding bits
-        // T .. 8L-1 zero.
-        const ibp_u32 T = pos + a.bits;
-        const ibp_u32 a_mask = (1u << t.align_log2) - 1u;
-        ibp_u32 code = IBP_STATUS_OK;
-        if (!a.raw && (T > total_bits || ((((T + 7) >> 3) + a_mask) & ~a_mask) != a.len)) code = IBP_STATUS_ROW_LENGTH;
-        else if (IBP_VL_PAD_WORDS ? vl_padding_set(w, a.base + T, end) : stream_bits_set(w, a.base + T, end)) code = IBP_STATUS_PADDING;
-        if (code != IBP_STATUS_OK) ibp_report(prm.status, t.k0 + row, code);
+        if (IBP_VL_DEFER_CHECKS) {
+            vl_check_pending(prm, t, w, rec0, pending);
+            pending.row = row;
+            pending.T = pos + a.bits;
+        } else {
+            vl_check_row(prm, t, w, a.base, a.len, a.raw, row, pos + a.bits);
+        }
     }
+}
+
+// IBP_VL_BALANCED=1: layouts 3 and 4 share a tile's vectors among its warps in whole passes (the
+// first warps ceil(passes / 8) each), not in whole rows: a tile of 52 rows of 49 vectors gave warps
+// 0-6 seven rows (11 passes) and warp 7 three (5 passes), so the block waited at the tile's end for
+// 11 passes of work worth 80 / 8 = 10 (GPU_NOTES entry 82: the end-of-tile barrier held 9 % of the
+// kernel's stall samples). A warp whose first row began in the warp before sums that row's
+// vectors before its own first (vl_row_prefix_bits) as the carry of its first pass.
+#ifndef IBP_VL_BALANCED
+#define IBP_VL_BALANCED 0
+#endif
+// Stream bits of vectors 0 .. v0 - 1 (v0 < V <= IBP_VL_VECTORS = 64) of row `row` of the tile (its
+// first field's stream bit less n for a coded record), the same in every lane of the warp.
+__device__ __forceinline__ ibp_u32 vl_row_prefix_bits(const TileCtx& t, const ibp_u32* w, ibp_u32 rec0, const ibp_u8* vd, ibp_u32 row,
+                                                      ibp_u32 v0, ibp_u32 lane) {
+    ibp_u32 bits = 0;
+    if (lane < v0) bits += vl_vector_record(t, w, rec0, vd, row, lane).bits;
+    if (lane + 32 < v0) bits += vl_vector_record(t, w, rec0, vd, row, lane + 32).bits;
+#pragma unroll
+    for (ibp_u32 d = 16; d > 0; d >>= 1) bits += __shfl_xor_sync(FULL_MASK, bits, d);
+    return bits;
 }
 
 // Layout 3 (flat): the rows of a tile (as vector_lane_rows) as one run of 16-byte output vectors,
 // vector g = V * row + v of the tile at out[g] (V = n / 8 vectors a row). Warp `warp` takes a
-// contiguous share of the tile's rows, so a row whose vectors span two passes stays in one warp;
+// contiguous share of the tile's rows, so a row whose vectors span two passes stays in one warp
+// (IBP_VL_BALANCED=1: a share of whole passes, a row's first vectors perhaps in the warp before);
 // each pass gives lane l the warp's next vector g, so no lane idles while the warp has vectors
 // (rows of 49 vectors kept 15 of 32 lanes idle in layout 2's second pass) and every store
 // instruction writes 512 consecutive bytes. A vector's stream bits are 128 less 16 - F for each
@@ -412,13 +468,25 @@ __device__ __forceinline__ void vector_flat_rows(const IbpGatherParams& prm, con
     const ibp_u32* const w = (const ibp_u32*)(t.tile - IBP_TILE_GUARD);
     const ibp_u32 rec0 = (IBP_TILE_GUARD + t.skew) * 8;
     uint4* const out = (uint4*)(prm.out + t.k0 * (ibp_u64)prm.row_bytes);
+#if IBP_VL_BALANCED
+    // Whole passes of the tile's vectors, shared evenly: the warp's first row may have begun in the
+    // warp before (carry: the stream bits of its vectors there).
+    const ibp_u32 passes = (t.nrows * V + PASS - 1) / PASS;
+    const ibp_u32 per_warp = (passes + IBP_TILE_WARPS - 1) / IBP_TILE_WARPS * PASS;
+    const ibp_u32 g_begin = min(warp * per_warp, t.nrows * V), g_end = min(g_begin + per_warp, t.nrows * V);
+    ibp_u32 carry = g_begin < g_end ? vl_row_prefix_bits(t, w, rec0, vd, g_begin / V, g_begin % V, lane) : 0u;
+    // The lane's (first) vector in the current pass: flat index g0 + PER_LANE * lane.
+    ibp_u32 row = (g_begin + PER_LANE * lane) / V, v = (g_begin + PER_LANE * lane) % V;
+#else
     const ibp_u32 per_warp = (t.nrows + IBP_TILE_WARPS - 1) / IBP_TILE_WARPS;
     const ibp_u32 row_begin = min(warp * per_warp, t.nrows), row_end = min(row_begin + per_warp, t.nrows);
-    const ibp_u32 g_end = row_end * V;
+    const ibp_u32 g_begin = row_begin * V, g_end = row_end * V;
     // The lane's (first) vector in the current pass: flat index g0 + PER_LANE * lane.
     ibp_u32 row = row_begin + (PER_LANE * lane) / V, v = (PER_LANE * lane) % V;
     ibp_u32 carry = 0;  // stream bits of the pass's first row in the passes before (when it began there)
-    for (ibp_u32 g0 = row_begin * V; g0 < g_end; g0 += PASS) {
+#endif
+    VlPending pending;  // (IBP_VL_DEFER_CHECKS)
+    for (ibp_u32 g0 = g_begin; g0 < g_end; g0 += PASS) {
         const ibp_u32 g = g0 + PER_LANE * lane;
         const bool active = g < g_end;
         VlVector a{}, b{};
@@ -449,14 +517,16 @@ __device__ __forceinline__ void vector_flat_rows(const IbpGatherParams& prm, con
         const ibp_u32 excl_b = b_next_row ? 0u : excl_a + a.bits;
         // The running sum of the pass's last vector's row, for the next pass.
         carry = __shfl_sync(FULL_MASK, PER_LANE == 2 ? excl_b + b.bits : excl_a + a.bits, 31);
-        if (active) vl_decode_vector<RUNS>(prm, t, w, vl, run3, a, row, v, V, (a.raw ? 0u : n) + excl_a, &out[g]);
-        if (active_b) vl_decode_vector<RUNS>(prm, t, w, vl, run3, b, row_b, v_b, V, (b.raw ? 0u : n) + excl_b, &out[g + 1]);
+        if (active) vl_decode_vector<RUNS>(prm, t, w, vl, run3, a, row, v, V, (a.raw ? 0u : n) + excl_a, &out[g], rec0, pending);
+        if (active_b)
+            vl_decode_vector<RUNS>(prm, t, w, vl, run3, b, row_b, v_b, V, (b.raw ? 0u : n) + excl_b, &out[g + 1], rec0, pending);
         v += PASS;
         while (v >= V) {
             v -= V;
             row++;
         }
     }
+    if (IBP_VL_DEFER_CHECKS) vl_check_pending(prm, t, w, rec0, pending);
 }
 
 // The rows of a tile through the vector table vl (vd, run3: layout 3's saved bits and fourth runs) of flags vl_flags

@@ -1051,9 +1051,11 @@ fn kernels_stay_in_their_buffers_on_each_damaged_descriptor_field() {
 /// A bit set in a record's last byte, one record at a time: where it falls in the padding after the
 /// record's fields the kernels reject the row with the CPU decoder's `E_PADDING`, elsewhere they
 /// decode what the CPU decodes. Rows of image-like 16-bit words (the long-rows kernel, lane per row
-/// and vector lanes; the vector-lanes kernel) and of 64 16-bit words (the lean kernels), through
-/// the whole entry, a range of the row (by the kernel chosen, and by the long-rows and
-/// vector-lanes kernels forced) and a gather.
+/// and vector lanes; the vector-lanes kernel), of 512 16-bit words of at most four runs of free
+/// bits a position (vector lanes: 64 vectors a row, so every row of a warp ends in the same lane,
+/// where `IBP_VL_DEFER_CHECKS` checks the row it kept before keeping the next) and of 64 16-bit
+/// words (the lean kernels), through the whole entry, a range of the row (by the kernel chosen, and
+/// by the long-rows and vector-lanes kernels forced) and a gather.
 #[test]
 fn padding_bits_rejected_like_cpu() {
     let mut rng = Rng::new(23);
@@ -1062,9 +1064,23 @@ fn padding_bits_rejected_like_cpu() {
         (WordWidth::W16, 4u8, 392usize),
         (WordWidth::W16, 4, 64),
         (WordWidth::W8, 4, 1024),
+        (WordWidth::W16, 4, 512),
     ] {
         let row_bytes = words * w.bytes();
-        let data = testdata::pixel_rows(&mut rng, 40, row_bytes, 7);
+        let data = if words == 512 {
+            // (As `testdata::vector_row_entries`: three positions in five fully invariant.)
+            let mut data = testdata::few_run_rows(&mut rng, 40, words, 2, 1, 4);
+            for row in data.chunks_exact_mut(row_bytes) {
+                for (j, word) in row.chunks_exact_mut(2).enumerate() {
+                    if (j * 7) % 5 < 3 {
+                        word.copy_from_slice(&[0x34, 0x12]);
+                    }
+                }
+            }
+            data
+        } else {
+            testdata::pixel_rows(&mut rng, 40, row_bytes, 7)
+        };
         let (metas, payloads) = encode_rows(&data, row_bytes, &fixed_width(w, 1, align_log2), 40);
         for r in 0..metas[0].row_count as usize {
             let (mut meta, mut payload) = (metas[0].clone(), payloads[0].clone());
@@ -1079,17 +1095,27 @@ fn padding_bits_rejected_like_cpu() {
             let mut cpu_all = vec![0u8; row_bytes * meta.row_count as usize];
             let cpu_whole = decode_chunk(&meta, &payload, DecoderKind::Oracle, &mut cpu_all);
             let label = format!("W{} n{words} A{} record {r}", w.bits(), 1 << align_log2);
-            match (
-                &cpu_whole,
-                entry.decode_range(0, meta.row_count as u64, TileKernel::Auto),
-            ) {
-                (Ok(()), Ok(got)) => assert_eq!(got, cpu_all, "{label}: whole entry, bytes differ"),
-                (Err(c), Err(g)) => assert_eq!(
-                    g.code(),
-                    Some(c.code),
-                    "{label}: whole entry, CPU says {c}, kernels {g}"
-                ),
-                (c, g) => panic!("{label}: whole entry: CPU {c:?}, kernels {:?}", g.map(|_| ())),
+            // (The whole entry by the kernel chosen and, where it decodes the entry, the
+            // vector-lanes kernel: a tile of several rows a warp.)
+            let mut whole = vec![("kernel chosen", TileKernel::Auto)];
+            if TileKernel::Lean(LeanShape::Vec).decodes(entry.layout()) {
+                whole.push(("vector-lanes kernel", TileKernel::Lean(LeanShape::Vec)));
+            }
+            for (kernel_label, kernel) in whole {
+                match (&cpu_whole, entry.decode_range(0, meta.row_count as u64, kernel)) {
+                    (Ok(()), Ok(got)) => {
+                        assert_eq!(got, cpu_all, "{label}: whole entry ({kernel_label}), bytes differ")
+                    }
+                    (Err(c), Err(g)) => assert_eq!(
+                        g.code(),
+                        Some(c.code),
+                        "{label}: whole entry ({kernel_label}), CPU says {c}, kernels {g}"
+                    ),
+                    (c, g) => panic!(
+                        "{label}: whole entry ({kernel_label}): CPU {c:?}, kernels {:?}",
+                        g.map(|_| ())
+                    ),
+                }
             }
             let mut cpu = vec![0u8; row_bytes];
             let cpu_res = decode_chunk_rows(&meta, &payload, &[r as u32], DecoderKind::Oracle, &mut cpu);

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Thirtieth session (2026-12-06): two switches of the vector-lanes kernel (Fashion-MNIST's decode,
+# 0.41-0.44 of the D2D copy on the H200), built and checked on the CPU-run kernels, timed here:
+#   IBP_VL_BALANCED=1      a tile's vectors shared among its warps in whole passes, not whole rows
+#                          (52-row tiles: warps 0-6 ran 11 passes, warp 7 five; the end-of-tile
+#                          barrier held 9 % of the kernel's stall samples, GPU_NOTES entry 80's profile)
+#   IBP_VL_DEFER_CHECKS=1  each row's checks run after the warp's last pass, a lane per row, not in
+#                          the pass where the row ends (one or two lanes of 32 at work)
+# Here: `bash tools/gpu-run.sh --prepare`; on the device (carry .devrun), one call per part:
+#   bash bench/results/gpu-2026-12-06-e/session.sh ab     # whole-entry decode / D2D of Fashion-MNIST's
+#       256 MiB entries, interleaved twice: the default (v), each switch (b, c) and both (bc); every
+#       decode checked byte for byte by the bench (ab.tgz)
+#   bash bench/results/gpu-2026-12-06-e/session.sh tests  # gpu_decode's tests with both switches,
+#       then memcheck on its vector-lane, padding and corrupt-record tests (tests.log, memcheck.log)
+#   bash bench/results/gpu-2026-12-06-e/session.sh full   # tools/gpu-full-run.sh (full.tgz)
+set -u
+part=${1:-ab}
+. tools/gpu-ab-lib.sh
+both="-DIBP_VL_BALANCED=1 -DIBP_VL_DEFER_CHECKS=1"
+run_ab() {
+    rm -rf /tmp/ab; mkdir -p /tmp/ab
+    for i in 1 2; do
+        ab v_$i "" $B --only fashion
+        ab b_$i "-DIBP_VL_BALANCED=1" $B --only fashion
+        ab c_$i "-DIBP_VL_DEFER_CHECKS=1" $B --only fashion
+        ab bc_$i "$both" $B --only fashion
+    done
+    report "compare decode v b" "compare decode v c" "compare decode v bc"
+}
+run_tests() {
+    IBP_KERNEL_DEFINES="$both" IBP_REQUIRE_GPU=1 IBP_REQUIRE_NVRTC=1 timeout 240 \
+        .devrun/tests/gpu_decode --test-threads=1 > "$R/tests.log" 2>&1
+    echo "gpu_decode ($both) exit $?"; grep "test result\|FAILED\|panicked" "$R/tests.log"
+    IBP_KERNEL_DEFINES="$both" IBP_REQUIRE_GPU=1 IBP_REQUIRE_NVRTC=1 timeout 200 \
+        compute-sanitizer --tool memcheck --error-exitcode 9 \
+        .devrun/tests/gpu_decode --test-threads=1 vector_lane padding corrupt_records > "$R/memcheck.log" 2>&1
+    echo "memcheck exit $?"; grep "test result\|ERROR SUMMARY" "$R/memcheck.log"
+}
+nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1
+case "$part" in
+ab) run_ab ;;
+tests) run_tests ;;
+abtests) run_ab; run_tests ;;
+full) timeout 280 bash tools/gpu-full-run.sh ;;
+*) echo "unknown part $part" >&2; exit 2 ;;
+esac
