@@ -387,9 +387,12 @@ __device__ __forceinline__ void vl_check_row(const IbpGatherParams& prm, const T
 // all its rows, a lane each, instead of once per pass for the one or two lanes that end a row there
 // (GPU_NOTES entry 80: the padding check alone about 50 of 665 warp instructions a row). A lane
 // that ends a second row before then checks the first at once (rows of an even number of vectors,
-// or more than 32 rows a warp).
+// or more than 32 rows a warp). Measured on an H100 (GPU_NOTES entry 82), Fashion-MNIST's
+// whole-entry decode / D2D: 0.575-0.603 -> 0.645-0.653 alone (the one lane's check, a chain of
+// dependent shared loads, held the whole warp each pass), 0.654-0.664 with IBP_VL_BALANCED; the
+// default since. 0: each row checked in the pass that ends it.
 #ifndef IBP_VL_DEFER_CHECKS
-#define IBP_VL_DEFER_CHECKS 0
+#define IBP_VL_DEFER_CHECKS 1
 #endif
 struct VlPending {
     ibp_u32 row = ~0u, T = 0;  // row ~0u: none
@@ -431,9 +434,11 @@ __device__ __forceinline__ void vl_decode_vector(const IbpGatherParams& prm, con
 // 0-6 seven rows (11 passes) and warp 7 three (5 passes), so the block waited at the tile's end for
 // 11 passes of work worth 80 / 8 = 10 (GPU_NOTES entry 82: the end-of-tile barrier held 9 % of the
 // kernel's stall samples). A warp whose first row began in the warp before sums that row's
-// vectors before its own first (vl_row_prefix_bits) as the carry of its first pass.
+// vectors before its own first (vl_row_prefix_bits) as the carry of its first pass. Measured on an
+// H100 (GPU_NOTES entry 82), Fashion-MNIST's whole-entry decode / D2D: 0.575-0.603 -> 0.595-0.627
+// alone, 0.654-0.664 with IBP_VL_DEFER_CHECKS; the default since. 0: whole rows a warp.
 #ifndef IBP_VL_BALANCED
-#define IBP_VL_BALANCED 0
+#define IBP_VL_BALANCED 1
 #endif
 // Stream bits of vectors 0 .. v0 - 1 (v0 < V <= IBP_VL_VECTORS = 64) of row `row` of the tile (its
 // first field's stream bit less n for a coded record), the same in every lane of the warp.

@@ -13,6 +13,10 @@
 #   bash bench/results/gpu-2026-12-06-e/session.sh tests  # gpu_decode's tests with both switches,
 #       then memcheck on its vector-lane, padding and corrupt-record tests (tests.log, memcheck.log)
 #   bash bench/results/gpu-2026-12-06-e/session.sh full   # tools/gpu-full-run.sh (full.tgz)
+#   bash bench/results/gpu-2026-12-06-e/session.sh more   # after both switches became the default:
+#       the same decode, interleaved twice: the new default (v), the old one (o: both switches 0),
+#       tiles sized by records wherever they hold more rows (g: IBP_TILE_RECORDS_GAIN=100) and
+#       every block floor or ceil(tiles / blocks) tiles (e: -DIBP_TILE_EVEN_RUNS=1) (more.tgz)
 set -u
 part=${1:-ab}
 . tools/gpu-ab-lib.sh
@@ -36,11 +40,23 @@ run_tests() {
         .devrun/tests/gpu_decode --test-threads=1 vector_lane padding corrupt_records > "$R/memcheck.log" 2>&1
     echo "memcheck exit $?"; grep "test result\|ERROR SUMMARY" "$R/memcheck.log"
 }
+run_more() {
+    rm -rf /tmp/ab; mkdir -p /tmp/ab
+    for i in 1 2; do
+        ab v_$i "" $B --only fashion
+        ab o_$i "-DIBP_VL_BALANCED=0 -DIBP_VL_DEFER_CHECKS=0" $B --only fashion
+        IBP_TILE_RECORDS_GAIN=100 ab g_$i "" $B --only fashion
+        ab e_$i "-DIBP_TILE_EVEN_RUNS=1" $B --only fashion
+    done
+    report "compare decode o v" "compare decode v g" "compare decode v e"
+    mv "$R/ab.tgz" "$R/more.tgz"
+}
 nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1
 case "$part" in
 ab) run_ab ;;
 tests) run_tests ;;
 abtests) run_ab; run_tests ;;
 full) timeout 280 bash tools/gpu-full-run.sh ;;
+more) run_more ;;
 *) echo "unknown part $part" >&2; exit 2 ;;
 esac

@@ -108,8 +108,8 @@ const AB_SWITCHES: [&[&str]; 4] = [
     &[
         "-DIBP_LONG_VECTOR_LANES=4",
         "-DIBP_VL_PAD_WORDS=1",
-        "-DIBP_VL_BALANCED=1",
-        "-DIBP_VL_DEFER_CHECKS=1",
+        "-DIBP_VL_BALANCED=0",
+        "-DIBP_VL_DEFER_CHECKS=0",
         "-DIBP_LEAN_VEC_MIN_BLOCKS=3",
     ],
 ];
