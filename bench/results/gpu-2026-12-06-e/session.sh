@@ -13,6 +13,10 @@
 #   bash bench/results/gpu-2026-12-06-e/session.sh tests  # gpu_decode's tests with both switches,
 #       then memcheck on its vector-lane, padding and corrupt-record tests (tests.log, memcheck.log)
 #   bash bench/results/gpu-2026-12-06-e/session.sh full   # tools/gpu-full-run.sh (full.tgz)
+#   bash bench/results/gpu-2026-12-06-e/session.sh h200   # the card's name; the full run (every GPU
+#       test, vector, sanitizer and the bench: tools/gpu-full-run.sh, full.tgz), then Fashion-MNIST's
+#       decode interleaved twice: the default (v), the twenty-ninth session's (o: both switches 0,
+#       tiles by records only at twice the rows) and 42 KiB tiles (t: IBP_TILE_BYTES=43008) (h200.tgz)
 #   bash bench/results/gpu-2026-12-06-e/session.sh more   # after both switches became the default:
 #       the same decode, interleaved twice: the new default (v), the old one (o: both switches 0),
 #       tiles sized by records wherever they hold more rows (g: IBP_TILE_RECORDS_GAIN=100) and
@@ -51,8 +55,19 @@ run_more() {
     report "compare decode o v" "compare decode v g" "compare decode v e"
     mv "$R/ab.tgz" "$R/more.tgz"
 }
+run_h200ab() {
+    rm -rf /tmp/ab; mkdir -p /tmp/ab
+    for i in 1 2; do
+        ab v_$i "" $B --only fashion
+        IBP_TILE_RECORDS_GAIN=200 ab o_$i "-DIBP_VL_BALANCED=0 -DIBP_VL_DEFER_CHECKS=0" $B --only fashion
+        IBP_TILE_BYTES=43008 ab t_$i "" $B --only fashion
+    done
+    report "compare decode o v" "compare decode v t"
+    mv "$R/ab.tgz" "$R/h200.tgz"
+}
 nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1
 case "$part" in
+h200) timeout 280 bash tools/gpu-full-run.sh; run_h200ab ;;
 ab) run_ab ;;
 tests) run_tests ;;
 abtests) run_ab; run_tests ;;

@@ -199,7 +199,7 @@ pub(crate) fn tile_blocks_cap() -> Option<u32> {
 }
 
 /// Whether the tile kernels of `class` may size their tiles by the record bytes the entry stores
-/// rather than by raw rows (`tiling::tiling`: only where that gives at least twice the rows): yes for
+/// rather than by raw rows (`tiling::tiling`: only where that gives [`tiles_by_records_gain`]): yes for
 /// every class, unless the environment variable `IBP_TILE_RECORDS` (a bit per class, read once per
 /// process) says otherwise for tuning runs; `0` sizes every tile by raw rows.
 pub(crate) fn tiles_by_records(class: usize) -> bool {
@@ -245,11 +245,15 @@ pub(crate) fn resident_tile_blocks(class: usize, smem: u32) -> u32 {
 }
 
 /// How many times the raw rows a tile must hold for [`tiles_by_records`] to size it by records, in
-/// percent: 200 (twice), or the environment variable `IBP_TILE_RECORDS_GAIN` (read once per process;
-/// at least 100) for tuning runs.
-pub(crate) fn tiles_by_records_gain() -> u32 {
-    static GAIN: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
-    *GAIN.get_or_init(|| env_u32("IBP_TILE_RECORDS_GAIN").unwrap_or(200).max(100))
+/// percent, for tile kernels of `class`: 100 (any gain) for the vector-lanes kernel (4), whose
+/// per-tile steps are shared by more rows at no cost to its decode (GPU_NOTES entry 82: Fashion-MNIST
+/// 0.656-0.665 -> 0.680-0.700 of the D2D copy on an H100, 77 rows a tile instead of 52), 200
+/// (twice) for the others; or for all the environment variable `IBP_TILE_RECORDS_GAIN` (read once
+/// per process; at least 100) for tuning runs.
+pub(crate) fn tiles_by_records_gain(class: usize) -> u32 {
+    static GAIN: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
+    let chosen = *GAIN.get_or_init(|| env_u32("IBP_TILE_RECORDS_GAIN").map(|g| g.max(100)));
+    chosen.unwrap_or(if class == 4 { 100 } else { 200 })
 }
 
 /// Whether `ibp_decode_tiles` tiles hold a multiple of its warps' rows (`tiling::balanced_tile_rows`):

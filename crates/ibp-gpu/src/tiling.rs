@@ -15,7 +15,8 @@ use crate::layout::EntryLayout;
 /// kernel, class 4, which builds its own tables), or `None` when a record can
 /// be too long for a tile (ranges then go through `ibp_gather`). Tiles hold as many raw rows as fit
 /// the class's budget, or, where the records stored fill it with at least twice as many rows (rows
-/// that save more than half their bytes), as many rows as their records fill ([`record_tile_rows`]).
+/// that save more than half their bytes; for the vector-lanes kernel any more rows:
+/// [`crate::device::tiles_by_records_gain`]), as many rows as their records fill ([`record_tile_rows`]).
 pub(crate) fn tiling(layout: &EntryLayout, class: usize) -> Option<(u32, u32, u32)> {
     let max_raw = layout.chunks.iter().map(|c| c.raw_padded).max()?;
     let table = layout
@@ -34,7 +35,7 @@ pub(crate) fn tiling(layout: &EntryLayout, class: usize) -> Option<(u32, u32, u3
     let rows = (budget / max_raw).clamp(1, 1024);
     let balanced = class == 0 && crate::device::balanced_tiles();
     if crate::device::tiles_by_records(class) {
-        let at_least = (rows as u64 * crate::device::tiles_by_records_gain() as u64).div_ceil(100);
+        let at_least = (rows as u64 * crate::device::tiles_by_records_gain(class) as u64).div_ceil(100);
         if let Some(mut rows) = record_tile_rows(layout, at_least.min(1025) as u32, budget) {
             if balanced && rows > launch::TILE_WARPS {
                 rows -= rows % launch::TILE_WARPS;
@@ -513,13 +514,16 @@ mod tests {
         let (metas, payloads) = encode_rows(&images, 784, &long_opts, 1 << 20);
         let refs: Vec<&[u8]> = payloads.iter().map(|p| p.as_slice()).collect();
         let long = build_layout(784, &metas, &refs).unwrap();
-        // Tiles of `raw_rows` raw rows in `budget`, or, where twice as many rows' records fit, the
-        // most rows whose records fit (the buffer then holds them and a loaded vector's slack).
+        // Tiles of `raw_rows` raw rows in `budget`, or, where the class's gain of rows
+        // (`tiles_by_records_gain`: twice as many, any more for the vector-lanes kernel) have
+        // records that fit, the most rows whose records fit (the buffer then holds them and a
+        // loaded vector's slack).
         let record_rows = |class: usize, budget: u32, raw_rows: u32| {
             let (rows, bytes, table) = tiling(&long, class).unwrap();
             let most = long.window_record_bytes(rows as u64);
-            if long.window_record_bytes(2 * raw_rows as u64) <= budget as u64 {
-                assert!((2 * raw_rows..1024).contains(&rows), "class {class}: {rows} rows");
+            let at_least = (raw_rows as u64 * crate::device::tiles_by_records_gain(class) as u64).div_ceil(100);
+            if long.window_record_bytes(at_least) <= budget as u64 {
+                assert!((at_least..1024).contains(&(rows as u64)), "class {class}: {rows} rows");
                 assert!(most <= budget as u64 && long.window_record_bytes(rows as u64 + 1) > budget as u64);
                 assert_eq!(bytes as u64, (most + 48 + 15) & !15);
             } else {
@@ -534,10 +538,11 @@ mod tests {
         assert!(smem <= crate::device::LONG_BLOCK_SMEM, "{smem} B of shared memory");
         assert!(2 * (smem + 1024) <= 228 * 1024, "{smem} B: 2 blocks per SM");
         // The same rows through the vector-lanes kernel: no per-position table, tiles of
-        // VEC_TILE_BYTES (40 KiB, 52 raw rows), and 4 blocks per SM with its 11 KiB of static shared
-        // memory.
+        // VEC_TILE_BYTES (40 KiB, 52 raw rows, more by their records), and 4 blocks per SM with its
+        // 11 KiB of static shared memory.
         assert_eq!(crate::device::VEC_TILE_BYTES, 40 * 1024);
         let (rows, bytes, table) = record_rows(4, crate::device::VEC_TILE_BYTES, 52);
+        assert!(rows > 52, "pixel rows save bytes: {rows} rows a tile");
         assert_eq!(table, 0);
         let smem = launch::tiles_smem(rows, bytes, table) + crate::device::VEC_STATIC_SMEM;
         assert!(smem <= crate::device::VEC_BLOCK_SMEM, "{smem} B of shared memory");
