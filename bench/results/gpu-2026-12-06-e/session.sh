@@ -17,6 +17,7 @@
 #       test, vector, sanitizer and the bench: tools/gpu-full-run.sh, full.tgz), then Fashion-MNIST's
 #       decode interleaved twice: the default (v), the twenty-ninth session's (o: both switches 0,
 #       tiles by records only at twice the rows) and 42 KiB tiles (t: IBP_TILE_BYTES=43008) (h200.tgz)
+#   bash bench/results/gpu-2026-12-06-e/session.sh h200ab # the same decode A/B alone
 #   bash bench/results/gpu-2026-12-06-e/session.sh more   # after both switches became the default:
 #       the same decode, interleaved twice: the new default (v), the old one (o: both switches 0),
 #       tiles sized by records wherever they hold more rows (g: IBP_TILE_RECORDS_GAIN=100) and
@@ -68,6 +69,7 @@ run_h200ab() {
 nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1
 case "$part" in
 h200) timeout 280 bash tools/gpu-full-run.sh; run_h200ab ;;
+h200ab) run_h200ab ;;
 ab) run_ab ;;
 tests) run_tests ;;
 abtests) run_ab; run_tests ;;
