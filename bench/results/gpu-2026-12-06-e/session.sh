@@ -57,13 +57,19 @@ run_more() {
     mv "$R/ab.tgz" "$R/more.tgz"
 }
 run_h200ab() {
+    # (The default and 42 KiB tiles first, reported, then the old default: a call cut short by
+    # the device budget still returns the first part.)
     rm -rf /tmp/ab; mkdir -p /tmp/ab
     for i in 1 2; do
         ab v_$i "" $B --only fashion
-        IBP_TILE_RECORDS_GAIN=200 ab o_$i "-DIBP_VL_BALANCED=0 -DIBP_VL_DEFER_CHECKS=0" $B --only fashion
         IBP_TILE_BYTES=43008 ab t_$i "" $B --only fashion
     done
-    report "compare decode o v" "compare decode v t"
+    report "compare decode v t"
+    cp "$R/ab.tgz" "$R/h200.tgz"
+    for i in 1 2; do
+        IBP_TILE_RECORDS_GAIN=200 ab o_$i "-DIBP_VL_BALANCED=0 -DIBP_VL_DEFER_CHECKS=0" $B --only fashion
+    done
+    report "compare decode v t" "compare decode o v"
     mv "$R/ab.tgz" "$R/h200.tgz"
 }
 nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1
