@@ -22,6 +22,10 @@
 #       the same decode, interleaved twice: the new default (v), the old one (o: both switches 0),
 #       tiles sized by records wherever they hold more rows (g: IBP_TILE_RECORDS_GAIN=100) and
 #       every block floor or ceil(tiles / blocks) tiles (e: -DIBP_TILE_EVEN_RUNS=1) (more.tgz)
+# Ran (2026-12-06, an H100 each time): part ab at 10:31 (ab.tgz) and tests at 10:35 (tests.log,
+# memcheck.log); part more at 10:38 (more.tgz); part full at 11:15 on 3035aa9 (full-h100.tgz,
+# bench/GPU_RESULTS_H100.md). Parts h200 and h200ab (needs_h200) found no H200 in seven tries,
+# 10:37-11:51 UTC. Results: GPU_NOTES entry 82.
 set -u
 part=${1:-ab}
 . tools/gpu-ab-lib.sh
