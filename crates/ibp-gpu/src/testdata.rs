@@ -332,6 +332,20 @@ pub fn same_verdict(cpu: &Result<()>, cpu_bytes: &[u8], got: crate::GpuResult<Ve
     }
 }
 
+/// `rows` rows of `words` 16-bit words for vector lanes: three positions in five fully invariant
+/// (0x1234), the others of one to `most_runs` runs of free bits (`few_run_rows`).
+pub fn vector_rows(rng: &mut Rng, rows: usize, words: usize, most_runs: u32) -> Vec<u8> {
+    let mut data = few_run_rows(rng, rows, words, 2, 1, most_runs);
+    for row in data.chunks_exact_mut(2 * words) {
+        for (j, word) in row.chunks_exact_mut(2).enumerate() {
+            if (j * 7) % 5 < 3 {
+                word.copy_from_slice(&[0x34, 0x12]);
+            }
+        }
+    }
+    data
+}
+
 /// Entries the vector-lanes kernel takes (`ibp_decode_tiles_lean_vec`): rows of 264, 392 and 512
 /// 16-bit words (33-64 output vectors) in one group, at A = 1 and A = 16, three positions in five
 /// fully invariant (so the long-rows kernel's entries) and the others of one to two, three or four
@@ -342,14 +356,7 @@ pub fn vector_row_entries(rng: &mut Rng, rows: usize) -> Vec<TestEntry> {
         for align_log2 in [0u8, 4] {
             for most_runs in [2u32, 3, 4] {
                 let row_bytes = 2 * words;
-                let mut data = few_run_rows(rng, rows, words, 2, 1, most_runs);
-                for row in data.chunks_exact_mut(row_bytes) {
-                    for (j, word) in row.chunks_exact_mut(2).enumerate() {
-                        if (j * 7) % 5 < 3 {
-                            word.copy_from_slice(&[0x34, 0x12]);
-                        }
-                    }
-                }
+                let data = vector_rows(rng, rows, words, most_runs);
                 let label = format!("W16 n{words} A{} runs 1-{most_runs}", 1 << align_log2);
                 let opts = fixed_width(ibp_format::WordWidth::W16, 1, align_log2);
                 out.push(TestEntry::new(&data, row_bytes, &opts, rows, label));
