@@ -96,8 +96,26 @@ pub(crate) const VEC_TILE_BYTES: u32 = 40 * 1024;
 /// Shared memory per block that keeps 4 blocks of `ibp_decode_tiles_lean_vec` on an SM, static
 /// included.
 pub(crate) const VEC_BLOCK_SMEM: u32 = 56 * 1024;
-/// Static shared memory of `ibp_decode_tiles_lean_vec` (its vector tables, 10.6 KiB), rounded up.
-pub(crate) const VEC_STATIC_SMEM: u32 = 11 * 1024;
+/// Static shared memory of `ibp_decode_tiles_lean_vec` (its vector tables, 10.6 KiB), rounded up
+/// (the GPU tests check the built kernel's against it).
+pub const VEC_STATIC_SMEM: u32 = 11 * 1024;
+/// Dynamic shared memory a block of `ibp_decode_tiles_lean_vec` may take while 4 of its blocks fit
+/// an SM of 228 KiB: a quarter of it, less the 1 KiB the hardware reserves per block and the
+/// kernel's static shared memory (45 KiB).
+pub const VEC_DYNAMIC_SMEM_MAX: u32 = 228 * 1024 / 4 - 1024 - VEC_STATIC_SMEM;
+
+/// Whether the vector-lanes kernel's tiles hold the most rows whose records, offsets and guard fit
+/// [`VEC_DYNAMIC_SMEM_MAX`] (`tiling::tiling`) rather than records within [`VEC_TILE_BYTES`] (whose
+/// allowance of 4 KiB for 1024 rows' offsets and the 56 KiB block left about 4.7 KiB of each
+/// block's share unused at Fashion-MNIST's 77 rows a tile): yes unless the environment variable
+/// `IBP_VEC_TILE_FILL` is `0`, or `IBP_TILE_BYTES` sets every tile's size; read once per process.
+pub(crate) fn vec_tiles_fill_smem() -> bool {
+    static FILL: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *FILL.get_or_init(|| {
+        std::env::var_os("IBP_TILE_BYTES").is_none()
+            && std::env::var("IBP_VEC_TILE_FILL").map_or(true, |v| v.trim() != "0")
+    })
+}
 
 /// The environment variable `name` as a `u32` (tuning and A/B overrides); `None` when it is unset
 /// or not a number.
@@ -398,6 +416,23 @@ impl GpuDevice {
 }
 
 impl GpuDevice {
+    /// The function of tile kernel `kernel` (`Auto`, which a launch resolves first: the general one).
+    pub(crate) fn tile_function(&self, kernel: crate::TileKernel) -> &CudaFunction {
+        match kernel {
+            crate::TileKernel::Lean(shape) => &self.tiles_lean_fns[shape as usize],
+            crate::TileKernel::GeneralPairs => &self.tiles_pairs_fn,
+            crate::TileKernel::General | crate::TileKernel::Auto => &self.tiles_fn,
+        }
+    }
+
+    /// How many blocks of tile kernel `kernel` the driver keeps on one SM at once when each asks
+    /// for `shared_bytes` of dynamic shared memory (a [`crate::TilePlan`]'s `shared_bytes`).
+    pub fn resident_tile_blocks(&self, kernel: crate::TileKernel, shared_bytes: u32) -> GpuResult<u32> {
+        self.tile_function(kernel)
+            .occupancy_max_active_blocks_per_multiprocessor(crate::launch::TILE_WARPS * 32, shared_bytes as usize, None)
+            .map_err(GpuError::driver("reading a tile kernel's occupancy"))
+    }
+
     /// `(kernel, registers per thread, local bytes per thread, static shared bytes)` of each kernel.
     pub fn kernel_attributes(&self) -> Vec<(&'static str, i32, i32, i32)> {
         use sys::CUfunction_attribute::*;

@@ -552,6 +552,7 @@ impl GpuEntry {
             kernel,
             tile_rows,
             tile_bytes,
+            shared_bytes: crate::launch::tiles_smem(tile_rows, tile_bytes, tiling.2),
             row_segments,
             tiles,
             blocks: self.tile_blocks(kernel, tiles),
@@ -769,13 +770,8 @@ impl GpuEntry {
                 p.rows = 0;
                 range_chunks(&mut p, table.first_chunk, table.chunks);
                 let blocks = self.tile_blocks(kernel, table.tiles);
-                let func = match kernel {
-                    TileKernel::Lean(shape) => &self.device.tiles_lean_fns[shape as usize],
-                    TileKernel::GeneralPairs => &self.device.tiles_pairs_fn,
-                    _ => &self.device.tiles_fn,
-                };
                 launch::decode_tiles(
-                    func,
+                    self.device.tile_function(kernel),
                     stream,
                     &p,
                     table.ptr,

@@ -72,6 +72,14 @@ pub(crate) const fn tiles_smem(tile_rows: u32, tile_bytes: u32, table_entries: u
     TILE_GUARD + tile_bytes + ((4 * (tile_rows + 1) + 15) & !15) + TABLE_ENTRY_BYTES * table_entries
 }
 
+/// [`tiles_smem`] in 64 bits, for sizes that are being tried (no overflow).
+pub(crate) fn tiles_smem_u64(tile_rows: u32, tile_bytes: u32, table_entries: u32) -> u64 {
+    TILE_GUARD as u64
+        + tile_bytes as u64
+        + ((4 * (tile_rows as u64 + 1) + 15) & !15)
+        + TABLE_ENTRY_BYTES as u64 * table_entries as u64
+}
+
 /// Launches `ibp_gather` on `stream`.
 ///
 /// The caller guarantees: `p.payload`, `p.chunks`, `p.meta`, `p.anchors` point to device-readable

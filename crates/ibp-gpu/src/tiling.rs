@@ -17,6 +17,8 @@ use crate::layout::EntryLayout;
 /// the class's budget, or, where the records stored fill it with at least twice as many rows (rows
 /// that save more than half their bytes; for the vector-lanes kernel any more rows:
 /// [`crate::device::tiles_by_records_gain`]), as many rows as their records fill ([`record_tile_rows`]).
+/// The vector-lanes kernel's tiles then grow to the most rows whose records, offsets and guard fit
+/// the shared memory that keeps 4 of its blocks on an SM ([`crate::device::vec_tiles_fill_smem`]).
 pub(crate) fn tiling(layout: &EntryLayout, class: usize) -> Option<(u32, u32, u32)> {
     let max_raw = layout.chunks.iter().map(|c| c.raw_padded).max()?;
     let table = layout
@@ -34,21 +36,36 @@ pub(crate) fn tiling(layout: &EntryLayout, class: usize) -> Option<(u32, u32, u3
     }
     let rows = (budget / max_raw).clamp(1, 1024);
     let balanced = class == 0 && crate::device::balanced_tiles();
+    let mut tiled = None;
     if crate::device::tiles_by_records(class) {
         let at_least = (rows as u64 * crate::device::tiles_by_records_gain(class) as u64).div_ceil(100);
         if let Some(mut rows) = record_tile_rows(layout, at_least.min(1025) as u32, budget) {
             if balanced && rows > launch::TILE_WARPS {
                 rows -= rows % launch::TILE_WARPS;
             }
-            return Some((rows, tile_buffer_bytes(layout.window_record_bytes(rows as u64)), table));
+            tiled = Some((rows, tile_buffer_bytes(layout.window_record_bytes(rows as u64)), table));
         }
     }
-    let rows = if balanced {
-        balanced_tile_rows(rows, max_raw, table)
-    } else {
-        rows
-    };
-    Some((rows, tile_buffer_bytes(rows as u64 * max_raw as u64), table))
+    let (rows, bytes, table) = tiled.unwrap_or_else(|| {
+        let rows = if balanced {
+            balanced_tile_rows(rows, max_raw, table)
+        } else {
+            rows
+        };
+        (rows, tile_buffer_bytes(rows as u64 * max_raw as u64), table)
+    });
+    if class == vector_lanes && crate::device::vec_tiles_fill_smem() {
+        // The most rows whose whole dynamic shared memory (guard, records, offsets) keeps 4 blocks
+        // on an SM, never fewer than above.
+        let fits = |rows: u32| {
+            let bytes = tile_buffer_bytes(layout.window_record_bytes(rows as u64));
+            launch::tiles_smem_u64(rows, bytes, 0) <= crate::device::VEC_DYNAMIC_SMEM_MAX as u64
+        };
+        if let Some(more) = most_rows_that_fit(rows, fits) {
+            return Some((more, tile_buffer_bytes(layout.window_record_bytes(more as u64)), 0));
+        }
+    }
+    Some((rows, bytes, table))
 }
 
 /// How range decodes through the long-rows tile kernel spread a tile's rows over the warps of
@@ -74,6 +91,8 @@ pub struct TilePlan {
     pub tile_rows: u32,
     /// Bytes of records a tile's buffer holds.
     pub tile_bytes: u32,
+    /// Dynamic shared memory each block of the launch asks for (guard, tile, offsets, table).
+    pub shared_bytes: u32,
     /// Row segments per row (1: a lane per whole row; long-rows kernel only).
     pub row_segments: u32,
     /// Tiles of the range.
@@ -225,7 +244,14 @@ fn tile_buffer_bytes(records: u64) -> u32 {
 /// than `budget` record bytes, or `None` when that is fewer than `at_least`. A tile is never more
 /// than `tile_rows` consecutive rows of one chunk, so every tile of any range then fits.
 fn record_tile_rows(layout: &EntryLayout, at_least: u32, budget: u32) -> Option<u32> {
-    let fits = |rows: u32| layout.window_record_bytes(rows as u64) <= budget as u64;
+    most_rows_that_fit(at_least, |rows| {
+        layout.window_record_bytes(rows as u64) <= budget as u64
+    })
+}
+
+/// The most rows (at most 1024) that `fits`, a test that holds up to some number of rows and for
+/// none beyond, or `None` when `at_least` rows do not fit.
+fn most_rows_that_fit(at_least: u32, fits: impl Fn(u32) -> bool) -> Option<u32> {
     if at_least > 1024 || !fits(at_least.max(1)) {
         return None;
     }
@@ -537,20 +563,37 @@ mod tests {
         let smem = launch::tiles_smem(rows, bytes, table);
         assert!(smem <= crate::device::LONG_BLOCK_SMEM, "{smem} B of shared memory");
         assert!(2 * (smem + 1024) <= 228 * 1024, "{smem} B: 2 blocks per SM");
-        // The same rows through the vector-lanes kernel: no per-position table, tiles of
-        // VEC_TILE_BYTES (40 KiB, 52 raw rows, more by their records), and 4 blocks per SM with its
-        // 11 KiB of static shared memory.
+        // The same rows through the vector-lanes kernel: no per-position table, and 4 blocks per SM
+        // with its 11 KiB of static shared memory. Tiles hold the most rows whose records, offsets
+        // and guard fit the 45 KiB of dynamic shared memory that leaves a block (more than the
+        // records within VEC_TILE_BYTES, 40 KiB, of 52 raw rows or more by their records).
         assert_eq!(crate::device::VEC_TILE_BYTES, 40 * 1024);
-        let (rows, bytes, table) = record_rows(4, crate::device::VEC_TILE_BYTES, 52);
-        assert!(rows > 52, "pixel rows save bytes: {rows} rows a tile");
+        let vec_smem = |rows: u32| {
+            launch::tiles_smem(rows, tile_buffer_bytes(long.window_record_bytes(rows as u64)), 0)
+                + crate::device::VEC_STATIC_SMEM
+        };
+        let (rows, bytes, table) = tiling(&long, 4).unwrap();
         assert_eq!(table, 0);
-        let smem = launch::tiles_smem(rows, bytes, table) + crate::device::VEC_STATIC_SMEM;
-        assert!(smem <= crate::device::VEC_BLOCK_SMEM, "{smem} B of shared memory");
+        assert_eq!(bytes, tile_buffer_bytes(long.window_record_bytes(rows as u64)));
+        let by_budget = record_tile_rows(&long, 52, crate::device::VEC_TILE_BYTES).unwrap();
+        let smem = vec_smem(rows);
         assert!(4 * (smem + 1024) <= 228 * 1024, "{smem} B: 4 blocks per SM");
         assert_eq!(
             crate::device::resident_tile_blocks(4, smem - crate::device::VEC_STATIC_SMEM),
             4
         );
+        if crate::device::vec_tiles_fill_smem() {
+            assert!(
+                rows > by_budget && by_budget > 52,
+                "{rows} rows a tile, {by_budget} within 40 KiB"
+            );
+            assert!(
+                rows == 1024 || 4 * (vec_smem(rows + 1) + 1024) > 228 * 1024,
+                "{rows} rows is not the most that keep 4 blocks per SM"
+            );
+        } else {
+            assert_eq!(rows, by_budget);
+        }
     }
 
     #[test]

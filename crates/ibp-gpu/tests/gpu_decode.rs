@@ -721,6 +721,55 @@ fn small_and_large_batches_of_long_rows_match_cpu_decoder() {
     }
 }
 
+/// The vector-lanes kernel's tiles are sized for 4 blocks per SM: its static shared memory is within
+/// the `VEC_STATIC_SMEM` the tiling counts, a block asking for the largest dynamic shared memory a
+/// tile may take (`VEC_DYNAMIC_SMEM_MAX`) still gets 4 blocks on an SM, and a real plan asks for no
+/// more than that.
+#[test]
+fn vector_lane_tiles_keep_four_blocks_on_an_sm() {
+    let Some(dev) = gpu() else { return };
+    let vector_lanes = TileKernel::Lean(LeanShape::Vec);
+    let (_, _, local, statics) = dev
+        .kernel_attributes()
+        .into_iter()
+        .find(|a| a.0 == "ibp_decode_tiles_lean_vec")
+        .unwrap();
+    assert_eq!(local, 0, "the vector-lanes kernel spills");
+    assert!(
+        statics > 0 && statics as u32 <= ibp_gpu::device::VEC_STATIC_SMEM,
+        "{statics} B of static shared memory, {} B counted",
+        ibp_gpu::device::VEC_STATIC_SMEM
+    );
+    let most = ibp_gpu::device::VEC_DYNAMIC_SMEM_MAX;
+    assert_eq!(dev.resident_tile_blocks(vector_lanes, most).unwrap(), 4, "{most} B");
+    assert!(
+        dev.resident_tile_blocks(vector_lanes, most + 2048).unwrap() < 4,
+        "{most} B is not the most"
+    );
+    if ibp_gpu::device::vector_lanes_kernel() == 0 {
+        println!("SKIPPED (plans): the vector-lanes kernel is off (IBP_LEAN_VEC or the kernel defines)");
+        return;
+    }
+    let mut rng = Rng::new(31);
+    let mut planned = 0;
+    for case in testdata::vector_row_entries(&mut rng, 2000) {
+        let entry = load(&case, &dev, PayloadHome::Device);
+        if entry.tile_kernel() != vector_lanes {
+            continue;
+        }
+        let plan = entry.tile_plan(0, entry.row_count()).unwrap().unwrap();
+        assert!(plan.shared_bytes <= most, "{}: {} B", case.label, plan.shared_bytes);
+        assert_eq!(
+            dev.resident_tile_blocks(plan.kernel, plan.shared_bytes).unwrap(),
+            4,
+            "{}",
+            case.label
+        );
+        planned += 1;
+    }
+    assert!(planned > 0, "no entry took the vector-lanes kernel");
+}
+
 /// `GpuEntry::tile_plan` says what a range decode launches: tiles of every chunk the range
 /// overlaps (a tile never spans two chunks), one block per tile up to the cap, and a typed error
 /// for a range outside the entry.
