@@ -11,6 +11,7 @@
 #       records only at twice the rows, 40 KiB) (decode.tgz)
 #   bash bench/results/gpu-2026-12-06-f/session.sh ab     # that decode A/B alone
 #   bash bench/results/gpu-2026-12-06-f/session.sh full   # the full run alone
+#   bash bench/results/gpu-2026-12-06-f/session.sh vf     # v and f alone (no o), for an H100
 set -u
 part=${1:-ab}
 . tools/gpu-ab-lib.sh
@@ -24,6 +25,7 @@ run_ab() {
     done
     report "compare decode f v"
     cp "$R/ab.tgz" "$R/decode.tgz"
+    [ "${1:-}" = vf ] && return
     for i in 1 2; do
         IBP_VEC_TILE_FILL=0 IBP_TILE_RECORDS_GAIN=200 ab o_$i "-DIBP_VL_BALANCED=0 -DIBP_VL_DEFER_CHECKS=0" $B --only fashion
     done
@@ -34,6 +36,7 @@ nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1
 case "$part" in
 h200) timeout 280 bash tools/gpu-full-run.sh; run_ab ;;
 ab) run_ab ;;
+vf) run_ab vf ;;
 full) timeout 280 bash tools/gpu-full-run.sh ;;
 *) echo "unknown part $part" >&2; exit 2 ;;
 esac
