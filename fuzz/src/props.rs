@@ -376,6 +376,13 @@ impl RoundtripCase {
                 // Width choice 5 (auto) also sizes chunks in GPU sectors and prefers 64-bit words.
                 transfer_cost: (self.width % 6 == 5).then_some(ibp_codec::options::TransferCost::GPU),
                 prefer_wide_words: (self.width % 6 == 5).then_some(ibp_codec::options::GPU_WIDE_WORDS_WITHIN),
+                // Positions of more than two runs of free bits merged where that costs at most 0.1 %
+                // (one case in four) or 50 % (nearly any merge; one in four).
+                fewer_runs_within: match self.noise_density / 4 % 4 {
+                    1 => Some(0.001),
+                    2 => Some(0.5),
+                    _ => None,
+                },
             },
             dtype,
             shape,

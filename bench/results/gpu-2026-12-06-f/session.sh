@@ -2,34 +2,39 @@
 # Thirty-first session (2026-12-06): the vector-lanes kernel's tiles fill the shared memory that keeps
 # 4 of its blocks on an SM (device::vec_tiles_fill_smem: 45 KiB of guard, records and offsets, not
 # records within 40 KiB with 4 KiB set aside for 1024 rows' offsets; Fashion-MNIST's tiles hold
-# about 86 rows, not 77), and the H200 run the thirtieth session could not get.
+# about 86 rows, not 77); files encoded with positions of at most two (else three) runs of free bits
+# where that costs at most 0.1 % of a chunk's bytes (EncodeOptions::fewer_runs_within: the
+# vector-lanes kernel then decodes Fashion-MNIST's words with two runs' work, not four); and the H200
+# run the thirtieth session could not get.
 # Here: `bash tools/gpu-run.sh --prepare`; on the device (carry .devrun), one call per part:
 #   bash bench/results/gpu-2026-12-06-f/session.sh h200   # the full run (every GPU test, vector,
 #       sanitizer and the bench: tools/gpu-full-run.sh, full.tgz), then Fashion-MNIST's whole-entry
-#       decode interleaved twice: the default (v), entry 82's tiles (f: IBP_VEC_TILE_FILL=0), and once
-#       more each with the twenty-ninth session's kernel (o: both entry-82 switches 0, tiles by
-#       records only at twice the rows, 40 KiB) (decode.tgz)
+#       decode interleaved twice: the default (v), entry 82's tiles (f: IBP_VEC_TILE_FILL=0), the
+#       files encoded with fewer runs (r: IBP_BENCH_FEWER_RUNS=0.001), and twice more with the
+#       twenty-ninth session's kernel (o: both entry-82 switches 0, tiles by records only at twice
+#       the rows, 40 KiB) (decode.tgz)
 #   bash bench/results/gpu-2026-12-06-f/session.sh ab     # that decode A/B alone
 #   bash bench/results/gpu-2026-12-06-f/session.sh full   # the full run alone
-#   bash bench/results/gpu-2026-12-06-f/session.sh vf     # v and f alone (no o), for an H100
+#   bash bench/results/gpu-2026-12-06-f/session.sh vf     # v, f and r alone (no o), for an H100
 set -u
 part=${1:-ab}
 . tools/gpu-ab-lib.sh
 run_ab() {
-    # (v and f first, reported, then o: a call cut short by the device budget still returns the
+    # (v, f and r first, reported, then o: a call cut short by the device budget still returns the
     # first part.)
     rm -rf /tmp/ab; mkdir -p /tmp/ab
     for i in 1 2; do
         ab v_$i "" $B --only fashion
         IBP_VEC_TILE_FILL=0 ab f_$i "" $B --only fashion
+        IBP_BENCH_FEWER_RUNS=0.001 ab r_$i "" $B --only fashion
     done
-    report "compare decode f v"
+    report "compare decode f v" "compare decode v r"
     cp "$R/ab.tgz" "$R/decode.tgz"
     [ "${1:-}" = vf ] && return
     for i in 1 2; do
         IBP_VEC_TILE_FILL=0 IBP_TILE_RECORDS_GAIN=200 ab o_$i "-DIBP_VL_BALANCED=0 -DIBP_VL_DEFER_CHECKS=0" $B --only fashion
     done
-    report "compare decode f v" "compare decode o v"
+    report "compare decode f v" "compare decode v r" "compare decode o v"
     mv "$R/ab.tgz" "$R/decode.tgz"
 }
 nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1

@@ -14,6 +14,7 @@ pub mod analysis;
 mod bmi2;
 pub mod chunk_codec;
 pub mod fast;
+pub mod free_runs;
 pub mod options;
 pub mod position_masks;
 pub mod prng;

@@ -32,7 +32,7 @@ proptest! {
     /// the sweep encodes smaller than the analysis' choice.
     #[test]
     fn the_sweep_keeps_the_smallest_real_size((rows, row_bytes, opts) in chunk_case()) {
-        let opts = EncodeOptions { word_width: None, threshold: None, sample_fraction: None, groups: 1, transfer_cost: None, prefer_wide_words: None, ..opts };
+        let opts = EncodeOptions { word_width: None, threshold: None, sample_fraction: None, groups: 1, transfer_cost: None, prefer_wide_words: None, fewer_runs_within: None, ..opts };
         let plan = plan_chunk(&rows, row_bytes, &opts);
         let chosen = encode_chunk(&rows, row_bytes, &opts);
         prop_assert_eq!(plan.estimated_bytes, real_size(&chosen));
@@ -49,6 +49,28 @@ proptest! {
                 prop_assert!(real_size(&one) >= real_size(&chosen), "one group w {} t {} beats the choice", w, t);
             }
         }
+    }
+
+    /// Merged to fewer runs of free bits (`fewer_runs_within`), a one-group chunk's estimate is still
+    /// its real size, within that growth of the smallest plan's, and its positions have at most two
+    /// runs, at most three, or as many as the smallest plan's.
+    #[test]
+    fn fewer_runs_cost_at_most_the_growth_allowed((rows, row_bytes, opts) in chunk_case(), within in 0.0f64..0.05) {
+        use ibp_codec::free_runs::most_free_runs;
+        let smallest = EncodeOptions { sample_fraction: None, groups: 1, transfer_cost: None, fewer_runs_within: None, ..opts };
+        let merged = EncodeOptions { fewer_runs_within: Some(within), ..smallest.clone() };
+        let (plan, base) = (plan_chunk(&rows, row_bytes, &merged), plan_chunk(&rows, row_bytes, &smallest));
+        let chunk = encode_chunk(&rows, row_bytes, &merged);
+        prop_assert_eq!(plan.estimated_bytes, real_size(&chunk));
+        prop_assert!(plan.estimated_bytes as f64 <= base.estimated_bytes as f64 * (1.0 + within));
+        if !plan.is_raw_chunk() {
+            let (runs, before) = (most_free_runs(&plan.masks, plan.word_width), most_free_runs(&base.masks, base.word_width));
+            prop_assert!(runs <= 3 || runs == before, "{} runs, {} before", runs, before);
+            prop_assert!(plan.masks.iter().zip(&base.masks).all(|(m, b)| m & !b == 0), "a merge made a bit invariant");
+        }
+        let mut out = vec![0u8; rows.len()];
+        decode_chunk(&chunk.meta, &chunk.payload, DecoderKind::Fast, &mut out).unwrap();
+        prop_assert!(out == rows);
     }
 
     /// With groups the estimate is still the real size (every row is assigned exactly).

@@ -22,6 +22,7 @@ pub fn encode_options(o: &OptionsRecord) -> Result<EncodeOptions> {
         chunk_rows: o.chunk_rows,
         transfer_cost: o.transfer_cost.as_deref().map(transfer_cost).transpose()?,
         prefer_wide_words: o.prefer_wide_words,
+        fewer_runs_within: o.fewer_runs_within,
     })
 }
 

@@ -147,6 +147,9 @@ pub struct OptionsRecord {
     /// `EncodeOptions::prefer_wide_words` (absent: none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prefer_wide_words: Option<f64>,
+    /// `EncodeOptions::fewer_runs_within` (absent: none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fewer_runs_within: Option<f64>,
 }
 
 impl Default for OptionsRecord {
@@ -167,6 +170,7 @@ impl Default for OptionsRecord {
                 .transfer_cost
                 .map(|t| vec![t.sector_bytes, t.request_bytes, t.request_weight, t.record_weight]),
             prefer_wide_words: o.prefer_wide_words,
+            fewer_runs_within: o.fewer_runs_within,
         }
     }
 }

@@ -96,6 +96,7 @@ pub fn options_for(spec: &FileSpec) -> OptionsRecord {
         optional_features: spec.header.optional,
         transfer_cost: None,
         prefer_wide_words: None,
+        fewer_runs_within: None,
     }
 }
 

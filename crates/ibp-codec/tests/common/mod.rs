@@ -155,6 +155,9 @@ pub fn chunk_case() -> impl Strategy<Value = (Vec<u8>, usize, EncodeOptions)> {
                     // Some cases sized in GPU sectors, some preferring 64-bit words.
                     transfer_cost: (seed % 3 == 0).then_some(ibp_codec::options::TransferCost::GPU),
                     prefer_wide_words: (seed % 5 == 0).then_some(ibp_codec::options::GPU_WIDE_WORDS_WITHIN),
+                    // Some with positions merged to fewer runs of free bits (at most 0.1 %, or
+                    // nearly any merge).
+                    fewer_runs_within: [None, Some(0.001), Some(0.5)][(seed / 7 % 3) as usize],
                 };
                 (rows, row_bytes, opts)
             },
