@@ -152,6 +152,22 @@ fn parse_auto_f64(s: &str) -> Result<AutoF64, String> {
     Ok(AutoF64(Some(v)))
 }
 
+/// `--fewer-runs-within`: a fraction in [0, 1], or off (`None`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RunsWithin(pub Option<f64>);
+
+fn parse_runs_within(s: &str) -> Result<RunsWithin, String> {
+    if s.eq_ignore_ascii_case("off") {
+        return Ok(RunsWithin(None));
+    }
+    let v: f64 = s.parse().map_err(|_| format!("'{s}' is not a number or 'off'"))?;
+    if (0.0..=1.0).contains(&v) {
+        Ok(RunsWithin(Some(v)))
+    } else {
+        Err(format!("{v} is not in [0, 1]"))
+    }
+}
+
 fn parse_fraction(s: &str) -> Result<f64, String> {
     let v: f64 = s.parse().map_err(|_| format!("'{s}' is not a number"))?;
     if v > 0.0 && v <= 1.0 {
@@ -207,6 +223,11 @@ pub struct CompressArgs {
     /// read than raw rows is stored raw).
     #[arg(long)]
     pub gpu: bool,
+    /// Positions whose free bits form more than two runs get the bits between runs freed until
+    /// they form at most two (else three), where a chunk grows by at most this fraction, in
+    /// [0, 1]; GPU decoders decode such chunks faster. off: the smallest masks [default: 0.001].
+    #[arg(long, value_parser = parse_runs_within, value_name = "FRACTION|off")]
+    pub fewer_runs_within: Option<RunsWithin>,
     /// Rows are the sub-tensors below dimension K: rows = `product(shape[..K])`. Default: K = 1
     /// (`shape[0]` rows) after leading size-1 dimensions; vectors are cut into equal segments
     /// sized to balance mask overhead (README, "Rows").
@@ -359,5 +380,28 @@ mod tests {
         assert_eq!((l.max_output_bytes, l.max_gather_rows), (2 << 20, 7));
         let d = Cli::try_parse_from(["ibp", "verify", "x.ibp"]).unwrap().reader_limits();
         assert_eq!(d, ibp_codec::Limits::default());
+    }
+
+    #[test]
+    fn fewer_runs_within_defaults_to_the_encoders_and_can_be_turned_off() {
+        let options = |extra: &[&str]| {
+            let args = ["ibp", "compress", "x.npy"].iter().chain(extra).copied();
+            match Cli::try_parse_from(args).unwrap().command {
+                Command::Compress(c) => crate::commands::compress::encode_options(&c),
+                _ => unreachable!(),
+            }
+        };
+        let default = Some(ibp_codec::options::DEFAULT_FEWER_RUNS_WITHIN);
+        assert_eq!(options(&[]).fewer_runs_within, default);
+        assert_eq!(options(&["--gpu"]).fewer_runs_within, default);
+        assert_eq!(options(&["--fewer-runs-within", "off"]).fewer_runs_within, None);
+        assert_eq!(options(&["--fewer-runs-within", "0.25"]).fewer_runs_within, Some(0.25));
+        assert_eq!(
+            options(&["--gpu", "--fewer-runs-within", "0"]).fewer_runs_within,
+            Some(0.0)
+        );
+        for bad in ["-0.1", "1.5", "nan", "none"] {
+            assert!(parse_runs_within(bad).is_err(), "{bad:?} accepted");
+        }
     }
 }

@@ -253,7 +253,10 @@ fn npy_round_trips_are_byte_identical() {
     }
     // --row-dim and fixed options also round-trip.
     let src = d.path().join("t3.npy");
-    for (k, w) in [("0", "8"), ("2", "16"), ("4", "64"), ("3", "auto")] {
+    for ((k, w), runs) in [("0", "8"), ("2", "16"), ("4", "64"), ("3", "auto")]
+        .into_iter()
+        .zip(["off", "0", "0.5", "0.001"])
+    {
         let packed = d.path().join(format!("rd{k}.ibp"));
         let back = d.path().join(format!("rd{k}.npy"));
         ok(&[
@@ -269,6 +272,8 @@ fn npy_round_trips_are_byte_identical() {
             &"0.9",
             &"--sample-fraction",
             &"0.5",
+            &"--fewer-runs-within",
+            &runs,
         ]);
         ok(&[&"decompress", &packed, &"-o", &back]);
         assert_eq!(
@@ -715,6 +720,8 @@ fn bad_inputs_and_outputs() {
         vec!["compress", "--align", "3", "x.npy"],
         vec!["compress", "--groups", "0", "x.npy"],
         vec!["compress", "--threshold", "abc", "x.npy"],
+        vec!["compress", "--fewer-runs-within", "2", "x.npy"],
+        vec!["compress", "--fewer-runs-within", "none", "x.npy"],
         vec!["frobnicate"],
         vec!["decompress", "--rows", "1..x", "x.ibp"],
     ] {

@@ -12,7 +12,8 @@ pub const DEFAULT_CHUNK_TARGET_BYTES: u64 = 16 << 20;
 ///
 /// Every `None` means "search": the analysis ([`crate::analysis::plan_chunk`]) tries the candidates
 /// and keeps the one whose real encoded size (row records with padding, metadata and the row-length
-/// field width) is smallest.
+/// field width) is smallest (then, by default, trades at most 0.1 % of it for positions of fewer
+/// runs of free bits: [`EncodeOptions::fewer_runs_within`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct EncodeOptions {
     /// Word width `W`; `None` tries every width (spec 2.4 allows a partial last word).
@@ -48,8 +49,8 @@ pub struct EncodeOptions {
     /// `Some(x)`: a one-group chunk some of whose positions have more than two runs of free bits
     /// gets the invariant bits between runs freed, shortest gaps first, until every position has at
     /// most two runs (else at most three), where that makes the chunk at most `x` times its bytes
-    /// larger ([`crate::free_runs`]): GPU decoders take faster paths for such chunks (16-bit pixel
-    /// rows of Fashion-MNIST: +0.04 % of bytes). `None` (default): bytes only.
+    /// larger ([`crate::free_runs`]): GPU decoders take faster paths for such chunks. Default
+    /// `Some(`[`DEFAULT_FEWER_RUNS_WITHIN`]`)`; `None`: bytes only (the smallest masks).
     pub fewer_runs_within: Option<f64>,
 }
 
@@ -100,6 +101,13 @@ impl TransferCost {
 /// (H200, bench/GPU_NOTES.md entry 42), so it no longer does.
 pub const GPU_WIDE_WORDS_WITHIN: f64 = 0.02;
 
+/// The default [`EncodeOptions::fewer_runs_within`]: 0.1 % of a chunk's bytes. Fashion-MNIST's
+/// 16-bit pixel words, whose smallest masks leave a few positions three to five runs of free bits,
+/// then have at most two at +0.04 % of bytes, and the GPU decodes their whole entries 8-14 % faster
+/// (bench/GPU_NOTES.md entry 83); of the other benchmark datasets none changes (their positions
+/// have at most two runs, or merging costs 8-28 %).
+pub const DEFAULT_FEWER_RUNS_WITHIN: f64 = 0.001;
+
 impl Default for EncodeOptions {
     fn default() -> Self {
         EncodeOptions {
@@ -111,7 +119,7 @@ impl Default for EncodeOptions {
             chunk_rows: None,
             transfer_cost: None,
             prefer_wide_words: None,
-            fewer_runs_within: None,
+            fewer_runs_within: Some(DEFAULT_FEWER_RUNS_WITHIN),
         }
     }
 }

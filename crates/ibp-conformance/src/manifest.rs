@@ -154,7 +154,9 @@ pub struct OptionsRecord {
 
 impl Default for OptionsRecord {
     /// The record of `EncodeOptions::default()` (every width and threshold searched, one group,
-    /// `A = 1`, default chunks), written with a 1.0 header and no optional feature.
+    /// `A = 1`, default chunks), written with a 1.0 header and no optional feature, as the released
+    /// vectors were encoded: bytes only (`fewer_runs_within` none, which the generator must keep
+    /// to reproduce them).
     fn default() -> Self {
         let o = ibp_codec::EncodeOptions::default();
         OptionsRecord {
@@ -170,7 +172,7 @@ impl Default for OptionsRecord {
                 .transfer_cost
                 .map(|t| vec![t.sector_bytes, t.request_bytes, t.request_weight, t.record_weight]),
             prefer_wide_words: o.prefer_wide_words,
-            fewer_runs_within: o.fewer_runs_within,
+            fewer_runs_within: None,
         }
     }
 }

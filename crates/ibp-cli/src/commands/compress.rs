@@ -38,6 +38,7 @@ pub fn encode_options(args: &CompressArgs) -> EncodeOptions {
         groups: args.groups,
         align_log2: args.align.unwrap_or(base.align_log2),
         chunk_rows: args.chunk_rows,
+        fewer_runs_within: args.fewer_runs_within.map_or(base.fewer_runs_within, |r| r.0),
         ..base
     }
 }
