@@ -474,13 +474,15 @@ fn main() {
     // (GpuEntry::set_row_spans), interleaved with the one with it (GPU_NOTES entry 50; run it with
     // IBP_GATHER_SPANS=1 so that every entry has one).
     let ab_spans = std::env::var("IBP_BENCH_AB_SPANS").is_ok_and(|v| v == "1");
-    // IBP_BENCH_FEWER_RUNS=X: every dataset encoded with `EncodeOptions::fewer_runs_within` X (A/B
-    // of positions merged to at most two or three runs of free bits).
-    let fewer_runs = std::env::var("IBP_BENCH_FEWER_RUNS")
-        .ok()
-        .and_then(|v| v.trim().parse::<f64>().ok());
+    // IBP_BENCH_FEWER_RUNS=X (a fraction, or off): every dataset encoded with
+    // `EncodeOptions::fewer_runs_within` X (A/B of positions merged to at most two or three runs of
+    // free bits; off: the smallest masks).
+    let fewer_runs: Option<Option<f64>> = std::env::var("IBP_BENCH_FEWER_RUNS").ok().and_then(|v| match v.trim() {
+        "off" => Some(None),
+        x => x.parse::<f64>().ok().map(Some),
+    });
     if let Some(x) = fewer_runs {
-        println!("A/B: every dataset encoded with fewer_runs_within {x} (IBP_BENCH_FEWER_RUNS)");
+        println!("A/B: every dataset encoded with fewer_runs_within {x:?} (IBP_BENCH_FEWER_RUNS)");
     }
     let checked = !unchecked_run();
     if !checked {
@@ -530,7 +532,7 @@ fn main() {
             align_log2: ds.align_log2,
             sample_fraction: Some(0.05),
             word_width: args.word_width,
-            fewer_runs_within: fewer_runs.or(preset.fewer_runs_within),
+            fewer_runs_within: fewer_runs.unwrap_or(preset.fewer_runs_within),
             ..preset
         };
         let chunk_rows = args
