@@ -17,6 +17,8 @@
 #   bash bench/results/gpu-2026-12-06-f/session.sh ab     # that decode A/B alone
 #   bash bench/results/gpu-2026-12-06-f/session.sh full   # the full run alone
 #   bash bench/results/gpu-2026-12-06-f/session.sh vf     # v, f and s alone (no o), for an H100
+#   bash bench/results/gpu-2026-12-06-f/session.sh first  # vf, then the full run (a call cut short by
+#       the session's device budget still returns the A/B)
 # Ran: part vf on an H100 at 13:35 (decode-h100.tgz), with r (IBP_BENCH_FEWER_RUNS=0.001) in place
 # of s while v was the smallest masks.
 set -u
@@ -45,6 +47,7 @@ case "$part" in
 h200) timeout 280 bash tools/gpu-full-run.sh; run_ab ;;
 ab) run_ab ;;
 vf) run_ab vf ;;
+first) run_ab vf; timeout 280 bash tools/gpu-full-run.sh ;;
 full) timeout 280 bash tools/gpu-full-run.sh ;;
 *) echo "unknown part $part" >&2; exit 2 ;;
 esac
