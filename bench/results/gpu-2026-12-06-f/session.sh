@@ -20,7 +20,8 @@
 #   bash bench/results/gpu-2026-12-06-f/session.sh first  # vf, then the full run (a call cut short by
 #       the session's device budget still returns the A/B)
 # Ran: part vf on an H100 at 13:35 (decode-h100.tgz), with r (IBP_BENCH_FEWER_RUNS=0.001) in place
-# of s while v was the smallest masks.
+# of s while v was the smallest masks. Parts h200, first and vf on the H200 and full and first on
+# an H100 found no machine from 12:47 to 15:08 UTC (GPU_NOTES entry 83).
 set -u
 part=${1:-ab}
 . tools/gpu-ab-lib.sh
