@@ -97,8 +97,10 @@ impl ChunkPlan {
 /// runs, which the GPU kernels decode slower, bench/GPU_NOTES.md entry 26). A width is skipped without sizing its rows when
 /// even rows whose every word matched could not beat the best size found so far. With one group,
 /// a raw chunk (spec 5.5, `G = 0`) is chosen instead when it is no larger (incompressible or tiny
-/// data). With `opts.groups = k > 1` the rows are then split into exactly `k` groups (see
-/// [`plan_groups`]); `opts.groups = 0` gives a raw chunk without analysis.
+/// data). With one group and `opts.fewer_runs_within`, positions of more than two runs of free bits
+/// are then merged where that costs at most that share of the size ([`crate::free_runs`]). With
+/// `opts.groups = k > 1` the rows are then split into exactly `k` groups (see [`plan_groups`]);
+/// `opts.groups = 0` gives a raw chunk without analysis.
 ///
 /// # Panics
 /// If `row_bytes` is 0 or does not divide `rows.len()`, or there are no rows, or `opts` is not
