@@ -141,15 +141,21 @@ impl WordWidthArg {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct AutoF64(pub Option<f64>);
 
+/// `None` for the keyword `word` (any case), else the number `s` is.
+fn number_or(s: &str, word: &str) -> Result<Option<f64>, String> {
+    if s.eq_ignore_ascii_case(word) {
+        return Ok(None);
+    }
+    s.parse()
+        .map(Some)
+        .map_err(|_| format!("'{s}' is not a number or '{word}'"))
+}
+
 fn parse_auto_f64(s: &str) -> Result<AutoF64, String> {
-    if s.eq_ignore_ascii_case("auto") {
-        return Ok(AutoF64(None));
+    match number_or(s, "auto")? {
+        Some(v) if !v.is_finite() => Err(format!("'{s}' is not finite")),
+        v => Ok(AutoF64(v)),
     }
-    let v: f64 = s.parse().map_err(|_| format!("'{s}' is not a number or 'auto'"))?;
-    if !v.is_finite() {
-        return Err(format!("'{s}' is not finite"));
-    }
-    Ok(AutoF64(Some(v)))
 }
 
 /// `--fewer-runs-within`: a fraction in [0, 1], or off (`None`).
@@ -157,14 +163,9 @@ fn parse_auto_f64(s: &str) -> Result<AutoF64, String> {
 pub struct RunsWithin(pub Option<f64>);
 
 fn parse_runs_within(s: &str) -> Result<RunsWithin, String> {
-    if s.eq_ignore_ascii_case("off") {
-        return Ok(RunsWithin(None));
-    }
-    let v: f64 = s.parse().map_err(|_| format!("'{s}' is not a number or 'off'"))?;
-    if (0.0..=1.0).contains(&v) {
-        Ok(RunsWithin(Some(v)))
-    } else {
-        Err(format!("{v} is not in [0, 1]"))
+    match number_or(s, "off")? {
+        Some(v) if !(0.0..=1.0).contains(&v) => Err(format!("{v} is not in [0, 1]")),
+        v => Ok(RunsWithin(v)),
     }
 }
 

@@ -112,8 +112,7 @@ pub const VEC_DYNAMIC_SMEM_MAX: u32 = 228 * 1024 / 4 - 1024 - VEC_STATIC_SMEM;
 pub(crate) fn vec_tiles_fill_smem() -> bool {
     static FILL: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *FILL.get_or_init(|| {
-        std::env::var_os("IBP_TILE_BYTES").is_none()
-            && std::env::var("IBP_VEC_TILE_FILL").map_or(true, |v| v.trim() != "0")
+        tile_bytes_override().is_none() && std::env::var("IBP_VEC_TILE_FILL").map_or(true, |v| v.trim() != "0")
     })
 }
 
@@ -121,6 +120,13 @@ pub(crate) fn vec_tiles_fill_smem() -> bool {
 /// or not a number.
 pub(crate) fn env_u32(name: &str) -> Option<u32> {
     std::env::var(name).ok().and_then(|v| v.trim().parse::<u32>().ok())
+}
+
+/// The tile size every tile kernel takes when the environment variable `IBP_TILE_BYTES` sets one
+/// (4096 to [`TILE_BYTES_MAX`], rounded down to 16 bytes), read once per process.
+fn tile_bytes_override() -> Option<u32> {
+    static OVERRIDE: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
+    *OVERRIDE.get_or_init(|| env_u32("IBP_TILE_BYTES").map(|b| b.clamp(4096, TILE_BYTES_MAX) & !15))
 }
 
 /// Compressed bytes per tile of a tile kernel of `class` (`TileKernel::tile_class`), whose table
@@ -133,12 +139,10 @@ pub(crate) fn env_u32(name: &str) -> Option<u32> {
 /// kernel (4) [`VEC_TILE_BYTES`] where they fit [`VEC_BLOCK_SMEM`] less its static shared memory
 /// (the same allowances), never below [`TILE_BYTES`]; or for all the value of
 /// the environment variable `IBP_TILE_BYTES` (for tuning runs of the benchmark: 4096 to
-/// [`TILE_BYTES_MAX`], rounded down to 16 bytes), read once per process.
+/// [`TILE_BYTES_MAX`], rounded down to 16 bytes), read once per process ([`tile_bytes_override`]).
 pub(crate) fn tile_bytes(class: usize, table_bytes: u32) -> u32 {
-    static OVERRIDE: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
-    let chosen = OVERRIDE.get_or_init(|| env_u32("IBP_TILE_BYTES").map(|b| b.clamp(4096, TILE_BYTES_MAX) & !15));
     let fit = |block: u32, most: u32| block.saturating_sub(table_bytes + 4096).clamp(TILE_BYTES, most) & !15;
-    chosen.unwrap_or(match class {
+    tile_bytes_override().unwrap_or(match class {
         0 => TILE_BYTES,
         1 => fit(TILE_BLOCK_SMEM, LEAN_TILE_BYTES),
         2 => fit(SHORT_BLOCK_SMEM - 1024, SHORT_TILE_BYTES),
