@@ -10,6 +10,8 @@
 #       (full.tgz); a call cut short by the session's device budget still returns the A/B
 #   bash bench/results/gpu-2026-12-06-g/session.sh ab     # the A/B alone
 #   bash bench/results/gpu-2026-12-06-g/session.sh full   # the full run alone
+#   bash bench/results/gpu-2026-12-06-g/session.sh h200   # v and f alone (n lost on the H100), then the
+#       full run
 set -u
 part=${1:-ab}
 . tools/gpu-ab-lib.sh
@@ -18,16 +20,19 @@ run_ab() {
     for i in 1 2; do
         ab v_$i "" $B --only fashion
         IBP_VEC_TILE_FILL=0 ab f_$i "" $B --only fashion
+        [ "${1:-}" = vf ] && continue
         IBP_BENCH_FEWER_RUNS=off ab s_$i "" $B --only fashion
         ab n_$i "-DIBP_TILE_NEXT_LENGTHS=1" $B --only fashion
     done
-    report "compare decode f v" "compare decode s v" "compare decode n v"
+    if [ "${1:-}" = vf ]; then report "compare decode f v"
+    else report "compare decode f v" "compare decode s v" "compare decode n v"; fi
     mv "$R/ab.tgz" "$R/decode.tgz"
 }
 nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1
 case "$part" in
 ab) run_ab ;;
 first) run_ab; timeout 280 bash tools/gpu-full-run.sh ;;
+h200) run_ab vf; timeout 280 bash tools/gpu-full-run.sh ;;
 full) timeout 280 bash tools/gpu-full-run.sh ;;
 *) echo "unknown part $part" >&2; exit 2 ;;
 esac
