@@ -120,26 +120,6 @@ __device__ __forceinline__ void by_word_width(ibp_u32 wb, bool multi, const IbpG
     }
 }
 
-// The inclusive sum of x over the lanes up to `lane` of the warp (a tile's record lengths).
-__device__ __forceinline__ ibp_u32 lengths_inclusive_scan(ibp_u32 x, ibp_u32 lane) {
-#pragma unroll
-    for (int d = 1; d < 32; d <<= 1) {
-        ibp_u32 y = __shfl_up_sync(FULL_MASK, x, d);
-        if (lane >= (ibp_u32)d) x += y;
-    }
-    return x;
-}
-
-// IBP_TILE_NEXT_LENGTHS=1 (the vector-lanes kernel): while a tile decodes, each thread holds the
-// stored length of one row of the next tile of the block's run (same chunk, at most
-// IBP_TILE_THREADS rows), loaded before the decode and summed, scanned and written to s_warp_sums
-// after it, so the next tile starts with its offsets' scan done: no wait for the lengths' global
-// load and no barrier before its copy is issued (GPU_NOTES idea 5a, the lighter half). 0: each
-// tile loads and scans its own lengths.
-#ifndef IBP_TILE_NEXT_LENGTHS
-#define IBP_TILE_NEXT_LENGTHS 0
-#endif
-
 // The body of the ibp_decode_tiles* kernels (LEAN false: SHAPE is IBP_TILES_ANY or IBP_TILES_PAIRS)
 // and the ibp_decode_tiles_lean* kernels (LEAN true: the lean row decoder for rows of SHAPE,
 // IBP_LEAN_ANY, IBP_LEAN_MID or IBP_LEAN_SHORT).
@@ -197,10 +177,6 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
     // The chunk of the block's previous tile and the first tile after it (tiles of a run mostly share
     // a chunk: the binary search's chain of dependent loads is made once per chunk, not per tile).
     ibp_u32 run_chunk = ~0u, run_chunk_next = 0;
-    // IBP_TILE_NEXT_LENGTHS: the tile whose lengths the tile before it summed (same in every thread;
-    // ~0u: none), this thread's sum of them and its inclusive scan over the warp.
-    constexpr bool NEXT_LENGTHS = IBP_TILE_NEXT_LENGTHS && IBP_TILE_CARRY_START && LEAN && SHAPE == IBP_LEAN_VEC;
-    ibp_u32 next_tile = ~0u, next_sum = 0, next_scan = 0;
     for (ibp_u64 tile64 = run_begin; tile64 < run_end; tile64++) {
         const ibp_u32 tile = (ibp_u32)tile64;
         // Chunk of the tile: last c with tile_starts[c] <= tile (tiles increase along the run, so
@@ -262,9 +238,7 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
         }
         // 1. Offset of the tile's first record: anchor + lengths of rows (r0 & ~31) .. r0 - 1 (warp 0),
         // unless the tile before it in the run, in the same chunk, left it (its start + its records).
-        // (A tile whose lengths the tile before it summed, IBP_TILE_NEXT_LENGTHS, is a carried one; its
-        // lanes must not read s_carry_tile, which thread 0 may rewrite with no barrier between.)
-        if (warp == 0 && !(NEXT_LENGTHS && next_tile == tile) && !(IBP_TILE_CARRY_START && s_carry_tile == tile)) {
+        if (warp == 0 && !(IBP_TILE_CARRY_START && s_carry_tile == tile)) {
             const ibp_u64 anchor = c.anchors_index + (r0 >> 5);
             const ibp_u32 r_lane = (ibp_u32)(r0 & 31);
             ibp_u64 units = 0;
@@ -284,47 +258,46 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
                 else s_bad_tile = tile + 1;
             }
         }
-        // 2. Record lengths of the tile's rows -> exclusive scan -> offsets[0..nrows] (with
-        // IBP_TILE_NEXT_LENGTHS, the tile before it in the run may have summed and scanned them).
+        // 2. Record lengths of the tile's rows -> exclusive scan -> offsets[0..nrows].
         const ibp_u32 per = (nrows + IBP_TILE_THREADS - 1) / IBP_TILE_THREADS;  // consecutive rows per thread
         const ibp_u32 my0 = threadIdx.x * per;
-        ibp_u32 my_sum = 0, x = 0;  // the thread's lengths and their inclusive scan over the warp
-        if (NEXT_LENGTHS && next_tile == tile) {
-            my_sum = next_sum;
-            x = next_scan;
-        } else {
-            bool ok = true;
+        ibp_u32 my_sum = 0;
+        bool ok = true;
 #if IBP_TILE_LEN_UNROLL
-            // No early exit, so the (up to 4, tiles of <= 1024 rows) loads of a thread are in flight at once.
+        // No early exit, so the (up to 4, tiles of <= 1024 rows) loads of a thread are in flight at once.
 #pragma unroll 4
-            for (ibp_u32 i = 0; i < per; i++) {
-                const ibp_u32 row = my0 + i;
-                if (row < nrows) {
-                    const bool inside = stored_len_inside(c.lengths_offset, r0 + row, lb, prm.meta_size);
-                    const ibp_u64 len = inside ? ((ibp_u64)c.length_base +
-                                                  read_stored_len(prm.meta + c.lengths_offset + (r0 + row) * lb, lb)) << align_log2
-                                               : 0;
-                    ok = ok && len != 0 && len <= c.raw_padded;
-                    my_sum += ok ? (ibp_u32)len : 0u;
-                }
+        for (ibp_u32 i = 0; i < per; i++) {
+            const ibp_u32 row = my0 + i;
+            if (row < nrows) {
+                const bool inside = stored_len_inside(c.lengths_offset, r0 + row, lb, prm.meta_size);
+                const ibp_u64 len = inside ? ((ibp_u64)c.length_base +
+                                              read_stored_len(prm.meta + c.lengths_offset + (r0 + row) * lb, lb)) << align_log2
+                                           : 0;
+                ok = ok && len != 0 && len <= c.raw_padded;
+                my_sum += ok ? (ibp_u32)len : 0u;
             }
-#else
-            for (ibp_u32 i = 0; i < per; i++) {
-                const ibp_u32 row = my0 + i;
-                if (row < nrows) {
-                    const ibp_u64 at = c.lengths_offset + (r0 + row) * lb;
-                    if (!stored_len_inside(c.lengths_offset, r0 + row, lb, prm.meta_size)) { ok = false; break; }
-                    const ibp_u64 len = ((ibp_u64)c.length_base + read_stored_len(prm.meta + at, lb)) << align_log2;
-                    if (len == 0 || len > c.raw_padded) { ok = false; break; }
-                    my_sum += (ibp_u32)len;
-                }
-            }
-#endif
-            x = lengths_inclusive_scan(my_sum, lane);  // block exclusive scan of my_sum
-            if (lane == 31) s_warp_sums[warp] = x;
-            if (!ok) s_bad_tile = tile + 1;
-            __syncthreads();
         }
+#else
+        for (ibp_u32 i = 0; i < per; i++) {
+            const ibp_u32 row = my0 + i;
+            if (row < nrows) {
+                const ibp_u64 at = c.lengths_offset + (r0 + row) * lb;
+                if (!stored_len_inside(c.lengths_offset, r0 + row, lb, prm.meta_size)) { ok = false; break; }
+                const ibp_u64 len = ((ibp_u64)c.length_base + read_stored_len(prm.meta + at, lb)) << align_log2;
+                if (len == 0 || len > c.raw_padded) { ok = false; break; }
+                my_sum += (ibp_u32)len;
+            }
+        }
+#endif
+        ibp_u32 x = my_sum;  // block exclusive scan of my_sum
+#pragma unroll
+        for (int d = 1; d < 32; d <<= 1) {
+            ibp_u32 y = __shfl_up_sync(FULL_MASK, x, d);
+            if (lane >= (ibp_u32)d) x += y;
+        }
+        if (lane == 31) s_warp_sums[warp] = x;
+        if (!ok) s_bad_tile = tile + 1;
+        __syncthreads();
         ibp_u32 base = 0, total = 0;
 #pragma unroll
         for (ibp_u32 w = 0; w < IBP_TILE_WARPS; w++) {
@@ -443,20 +416,6 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
         t.n_ok = n != 0 && (ibp_u64)(n - 1) * wb < prm.row_bytes && (ibp_u64)n * wb >= prm.row_bytes;
         t.pairs = table_ok && table_pairs;
         t.one_entry = LEAN && SHAPE == IBP_LEAN_SHORT && (table_flags & IBP_TABLE_ONE_ENTRY) != 0;
-        // IBP_TILE_NEXT_LENGTHS: the next tile's lengths (a row a thread) loaded now, used after the
-        // decode. The next tile of the run in this chunk starts tile_rows rows on.
-        bool next_lengths = false, next_inside = false;
-        ibp_u32 next_rows = 0, next_stored = 0;
-        if (NEXT_LENGTHS && next_in_chunk && t_first + tile_rows < seg_end) {
-            const ibp_u64 next_first = t_first + tile_rows;
-            next_rows = (ibp_u32)(seg_end - next_first < tile_rows ? seg_end - next_first : tile_rows);
-            next_lengths = next_rows <= IBP_TILE_THREADS;
-            const ibp_u64 row = r0 + tile_rows + threadIdx.x;  // (in the chunk)
-            if (next_lengths && threadIdx.x < next_rows) {
-                next_inside = stored_len_inside(c.lengths_offset, row, lb, prm.meta_size);
-                if (next_inside) next_stored = (ibp_u32)read_stored_len(prm.meta + c.lengths_offset + row * lb, lb);
-            }
-        }
         if (LEAN) {
             // The host launches a lean kernel only for entries whose chunks all allow it (raw chunks,
             // or tables of rows of <= 64 whole words, of the kernel's SHAPE); anything else is reported.
@@ -523,20 +482,6 @@ __device__ __forceinline__ void decode_tiles_body(const IbpGatherParams& prm, co
                 case 4: decode_tile_rows<4>(prm, t, warp, lane); break;
                 default: decode_tile_rows<8>(prm, t, warp, lane); break;
             }
-        }
-        if (NEXT_LENGTHS && next_lengths) {
-            // (Every warp read s_warp_sums before the barrier that ended the tile's copy.)
-            bool ok = true;
-            next_sum = 0;
-            if (threadIdx.x < next_rows) {
-                const ibp_u64 len = next_inside ? ((ibp_u64)c.length_base + next_stored) << align_log2 : 0;
-                ok = len != 0 && len <= c.raw_padded;
-                next_sum = ok ? (ibp_u32)len : 0u;
-            }
-            next_scan = lengths_inclusive_scan(next_sum, lane);
-            if (lane == 31) s_warp_sums[warp] = next_scan;
-            if (!ok) s_bad_tile = tile + 2;
-            next_tile = tile + 1;
         }
         __syncthreads();  // the tile buffer, offsets and table are reused
     }

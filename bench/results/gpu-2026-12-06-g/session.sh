@@ -10,8 +10,9 @@
 #       (full.tgz); a call cut short by the session's device budget still returns the A/B
 #   bash bench/results/gpu-2026-12-06-g/session.sh ab     # the A/B alone
 #   bash bench/results/gpu-2026-12-06-g/session.sh full   # the full run alone
-#   bash bench/results/gpu-2026-12-06-g/session.sh h200   # v and f alone (n lost on the H100), then the
-#       full run
+#   bash bench/results/gpu-2026-12-06-g/session.sh h200   # v and f alone, then the full run (n lost on
+#       the H100 and was removed: -DIBP_TILE_NEXT_LENGTHS=1 now changes nothing)
+# Ran: part first on an H100 at 17:08 UTC (decode-h100.tgz, full-h100.tgz; GPU_NOTES entry 84).
 set -u
 part=${1:-ab}
 . tools/gpu-ab-lib.sh
