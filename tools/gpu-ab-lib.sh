@@ -11,6 +11,14 @@
 #                                              (tools/ab_compare.py; WHAT: decode or gathers)
 #   report CMD...                              each command's output into /tmp/ab/compare.txt,
 #                                              printed; /tmp/ab packed into $OUT/ab.tgz
+#   interleave ROUNDS [BENCH ARGS...] -- VARIANT...
+#                                              a fresh /tmp/ab, then ROUNDS rounds of one `ab` run per
+#                                              VARIANT, in order; VARIANT is NAME|ENV|DEFINES (ENV:
+#                                              space-separated VAR=VALUE for the run, may be empty);
+#                                              run I of NAME lands in /tmp/ab/NAME_I
+#   session_part PART AB_FUNCTION              a session script's dispatch: ab runs AB_FUNCTION,
+#                                              first runs it and then the full run (tools/gpu-full-run.sh),
+#                                              full runs the full run alone; prints the GPU's name first
 # Sourcing it sets R (the folder that comes back: $OUT) and B (the bench binary). (The data
 # slices --prepare gzipped are unpacked by tools/gpu-run.sh, which every run here goes through.)
 R=${OUT:-/tmp/out}; mkdir -p "$R"
@@ -34,4 +42,29 @@ report() {
     for c in "$@"; do $c; done > /tmp/ab/compare.txt 2>&1
     cat /tmp/ab/compare.txt
     tar czf "$R/ab.tgz" -C /tmp ab
+}
+interleave() {
+    local rounds=$1 spec name envs defines i
+    shift
+    local args=()
+    while [ $# -gt 0 ] && [ "$1" != "--" ]; do args+=("$1"); shift; done
+    [ $# -gt 0 ] || { echo "interleave: no -- before the variants" >&2; return 2; }
+    shift
+    rm -rf /tmp/ab; mkdir -p /tmp/ab
+    for i in $(seq 1 "$rounds"); do
+        for spec in "$@"; do
+            IFS='|' read -r name envs defines <<<"$spec"
+            # shellcheck disable=SC2086 # ENV is a list of VAR=VALUE words
+            (for kv in $envs; do export "${kv?}"; done; ab "${name}_$i" "$defines" $B "${args[@]}")
+        done
+    done
+}
+session_part() {
+    nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1
+    case "$1" in
+    ab) "$2" ;;
+    first) "$2"; timeout 280 bash tools/gpu-full-run.sh ;;
+    full) timeout 280 bash tools/gpu-full-run.sh ;;
+    *) echo "unknown part $1 (ab, first or full)" >&2; return 2 ;;
+    esac
 }
