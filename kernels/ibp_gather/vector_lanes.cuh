@@ -19,7 +19,7 @@
 //   idles on rows of 49 vectors and each store writes 512 consecutive bytes; field lengths and
 //   starts are byte sums (vl_field_lengths) and words are built in the high half of a register
 //   (vl_entry, vl_word_high); the lane of a row's last vector checks the row.
-// 4: as 3, two consecutive vectors a lane.
+// 4: as 3, two consecutive vectors a lane (the H200, GPU_NOTES entry 86: 14-18 % slower than 3).
 // 1, 2: a warp per row, lane l two of its vectors: 2l and 2l + 1 (1), or l and l + 32 (2, whole-line
 //   stores), through a per-(slot, lane) table, stream bits counted from F's bit planes
 //   (vector_lane_rows); lane 0 checks the row.
