@@ -697,8 +697,10 @@ fn vector_lane_rows_match_cpu_decoder() {
 }
 
 /// Small gathers of long rows take several warps per row (`ibp_gather_split`), large ones a warp
-/// each (`ibp_gather`): both give the CPU decoder's rows, from device memory and zero-copy, through
-/// decode tables and Mask/Bitval words, at every word width.
+/// each (`ibp_gather`), and batches of 24 rows per SM of rows that save at least half their bytes
+/// two warps per row in paired passes (`ibp_gather_split_pairs`): all give the CPU decoder's rows,
+/// from device memory and zero-copy, through decode tables and Mask/Bitval words, at every word
+/// width.
 #[test]
 fn small_and_large_batches_of_long_rows_match_cpu_decoder() {
     let Some(dev) = gpu() else { return };
@@ -708,7 +710,8 @@ fn small_and_large_batches_of_long_rows_match_cpu_decoder() {
             let entry = load(&case, &dev, home);
             let small: Vec<u64> = (0..100).map(|_| rng.below(200)).collect();
             let large: Vec<u64> = (0..20_000).map(|_| rng.below(200)).collect();
-            for rows in [&small, &vec![rng.below(200)], &large] {
+            let two_waves: Vec<u64> = (0..dev.sm_count() as u64 * 24).map(|_| rng.below(200)).collect();
+            for rows in [&small, &vec![rng.below(200)], &large, &two_waves] {
                 assert_eq!(
                     gather_to_host(&entry, rows).unwrap(),
                     case.expected_rows(rows),
