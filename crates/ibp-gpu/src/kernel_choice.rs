@@ -101,20 +101,25 @@ pub(crate) fn decode_bound(layout: &EntryLayout) -> bool {
     records.saturating_mul(2) <= layout.row_count.saturating_mul(layout.row_bytes)
 }
 
-/// Whether `ibp_gather_split` takes paired passes (each group two requests a pass, both records
-/// requested before either is decoded: kernels/ibp_gather/gather_split.cuh) for a gather of `count`
-/// requests at `2^split_log2` warps each on a GPU of `sm_count` multiprocessors: when those warps
-/// need more than one wave of resident warps and a group has a second warp (`split_log2 >= 1`), so
-/// that one wave of blocks requests every record of a two-wave batch at once. The environment
-/// variable `IBP_SPLIT_PAIRS` (`0` or `1`) overrides this for A/B runs (read once per process; a
-/// group of one warp never pairs).
+/// Whether gathers take `ibp_gather_split_pairs` where [`auto_split_pairs`] would by default. Off
+/// until an H200 run measures it against the two waves of `ibp_gather_split` (bench/GPU_NOTES.md
+/// entry 87; the CPU-run kernels check its rows and errors).
+const SPLIT_PAIRS_BY_DEFAULT: bool = false;
+
+/// Whether a split gather takes `ibp_gather_split_pairs` (each group two requests a pass, both
+/// records requested before either is decoded: kernels/ibp_gather/gather_split.cuh) for a gather of
+/// `count` requests at `2^split_log2` warps each on a GPU of `sm_count` multiprocessors:
+/// [`auto_split_pairs`] when [`SPLIT_PAIRS_BY_DEFAULT`]. The environment variable `IBP_SPLIT_PAIRS`
+/// overrides it for A/B runs (read once per process): `1` takes the policy, `0` never pairs.
 pub(crate) fn split_pairs(count: u64, split_log2: u32, sm_count: u32) -> bool {
     static FORCED: std::sync::OnceLock<Option<bool>> = std::sync::OnceLock::new();
     let forced = *FORCED.get_or_init(|| crate::device::env_u32("IBP_SPLIT_PAIRS").map(|v| v != 0));
-    split_log2 >= 1 && forced.unwrap_or_else(|| auto_split_pairs(count, split_log2, sm_count))
+    forced.unwrap_or(SPLIT_PAIRS_BY_DEFAULT) && auto_split_pairs(count, split_log2, sm_count)
 }
 
-/// [`split_pairs`] without the override.
+/// The paired-passes policy: when `count * 2^split_log2` warps need more than one wave of resident
+/// warps and a group has a second warp (`split_log2 >= 1`), so that one wave of blocks requests
+/// every record of a two-wave batch at once.
 pub(crate) fn auto_split_pairs(count: u64, split_log2: u32, sm_count: u32) -> bool {
     split_log2 >= 1 && count.saturating_mul(1 << split_log2) > sm_count as u64 * SPLIT_RESIDENT_WARPS_PER_SM
 }
