@@ -25,16 +25,12 @@ void ibp_host_gather(const IbpGatherParams* p, unsigned blocks, unsigned smem) {
     run_grid(blocks, 32 * IBP_WARPS_PER_BLOCK, smem, [&] { ibp_gather(prm); });
 }
 
-// ibp_gather_split (ibp_gather_split_pairs when pair_steps is non-zero): as ibp_gather, plus its
-// warps-per-request exponent and words per warp.
-void ibp_host_gather_split(const IbpGatherParams* p, ibp_u32 split_log2, ibp_u32 split_words, ibp_u32 pair_steps,
-                           unsigned blocks, unsigned smem) {
+// ibp_gather_split: as ibp_gather, plus its warps-per-request exponent and words per warp.
+void ibp_host_gather_split(const IbpGatherParams* p, ibp_u32 split_log2, ibp_u32 split_words, unsigned blocks,
+                           unsigned smem) {
     std::lock_guard<std::mutex> g(launch_lock());
     const IbpGatherParams prm = *p;
-    run_grid(blocks, 32 * IBP_WARPS_PER_BLOCK, smem, [&] {
-        if (pair_steps) ibp_gather_split_pairs(prm, split_log2, split_words);
-        else ibp_gather_split(prm, split_log2, split_words);
-    });
+    run_grid(blocks, 32 * IBP_WARPS_PER_BLOCK, smem, [&] { ibp_gather_split(prm, split_log2, split_words); });
 }
 
 // ibp_gather_flat: `blocks` blocks of 4 warps, no shared memory.

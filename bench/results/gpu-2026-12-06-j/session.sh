@@ -4,6 +4,8 @@
 # decoded) against ibp_gather_split's two waves, on the host gathers of the decode-bound entries
 # (Cora, f32 at 5 % non-zero) at 3K and 4K-row batches, where the auto policy takes 2 warps a row
 # in two waves; interleaved twice (c/s: Cora / sparse; 0: IBP_SPLIT_PAIRS=0, 1: =1). Then the full run.
+# Ran on an H100 (part ab, pairs-h100.tgz): paired passes lost 10-20 % and were taken out again
+# (GPU_NOTES entry 87; the kernel in tried-split-pairs.diff, which this script needs applied).
 # Here: `bash tools/gpu-run.sh --prepare`; on the device (carry .devrun):
 #   bash bench/results/gpu-2026-12-06-j/session.sh first   # the A/B (pairs.tgz), then the full run
 #   bash bench/results/gpu-2026-12-06-j/session.sh ab      # the A/B alone

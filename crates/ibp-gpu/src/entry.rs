@@ -10,7 +10,7 @@ use crate::device::GpuDevice;
 use crate::error::{GpuError, GpuResult};
 use crate::kernel_choice::{
     auto_tile_kernel, build_tables, coded_words, decode_bound, gather_split_log2, row_spans_wanted, split_blocks,
-    split_pairs, split_words, stage_bytes,
+    split_words, stage_bytes,
 };
 use crate::launch::{self, GatherParams};
 use crate::layout::EntryLayout;
@@ -791,23 +791,15 @@ impl GpuEntry {
             _ => match gather_split_log2(count, self.coded_words, self.device.sm_count(), self.decode_bound) {
                 0 => launch::gather(&self.device.gather_fn, stream, &p, self.device.blocks_for(count))
                     .map_err(GpuError::driver("launching ibp_gather"))?,
-                split => {
-                    let pairs = split_pairs(count, split, self.device.sm_count());
-                    let func = if pairs {
-                        &self.device.gather_split_pairs_fn
-                    } else {
-                        &self.device.gather_split_fn
-                    };
-                    launch::gather_split(
-                        func,
-                        stream,
-                        &p,
-                        split,
-                        split_words(),
-                        split_blocks(count, split, self.device.sm_count(), pairs),
-                    )
-                    .map_err(GpuError::driver("launching ibp_gather_split"))?
-                }
+                split => launch::gather_split(
+                    &self.device.gather_split_fn,
+                    stream,
+                    &p,
+                    split,
+                    split_words(),
+                    split_blocks(count, split, self.device.sm_count()),
+                )
+                .map_err(GpuError::driver("launching ibp_gather_split"))?,
             },
         }
         Ok(PendingDecode {

@@ -10,8 +10,8 @@
 use crate::chunk_form::ChunkForm;
 use crate::entry::{build_formed_layout, layout_params, read_entry};
 use crate::kernel_choice::{
-    auto_tile_kernel, coded_words, decode_bound, gather_split_log2, split_blocks, split_pairs, split_words,
-    stage_bytes, table_offsets,
+    auto_tile_kernel, coded_words, decode_bound, gather_split_log2, split_blocks, split_words, stage_bytes,
+    table_offsets,
 };
 use crate::launch::{self, GatherParams};
 use crate::pending::failure_error;
@@ -23,14 +23,7 @@ use ibp_format::ChunkMeta;
 extern "C" {
     fn ibp_host_gather(p: *const GatherParams, blocks: u32, smem: u32);
     fn ibp_host_gather_flat(p: *const GatherParams, blocks: u32);
-    fn ibp_host_gather_split(
-        p: *const GatherParams,
-        split_log2: u32,
-        split_words: u32,
-        pair_steps: u32,
-        blocks: u32,
-        smem: u32,
-    );
+    fn ibp_host_gather_split(p: *const GatherParams, split_log2: u32, split_words: u32, blocks: u32, smem: u32);
     fn ibp_host_build_tables(p: *const GatherParams, tables_size: u64);
     fn ibp_host_decode_tiles(
         p: *const GatherParams,
@@ -394,32 +387,30 @@ impl HostKernels {
         unsafe { ibp_host_gather(p, blocks, self.stage_bytes * launch::WARPS_PER_BLOCK) };
     }
 
-    /// `ibp_gather_split` with `2^split_log2` warps per request (clamped to the block's), in paired
-    /// passes when `pairs` (two requests per group a pass, for groups of at least two warps), over
-    /// the same requests as [`HostKernels::gather`]: the rows, or the first failing request's error.
-    pub fn gather_split(&self, rows: &[u64], split_log2: u32, pairs: bool) -> GpuResult<Vec<u8>> {
+    /// `ibp_gather_split` with `2^split_log2` warps per request (clamped to the block's) over the
+    /// same requests as [`HostKernels::gather`]: the rows, or the first failing request's error.
+    pub fn gather_split(&self, rows: &[u64], split_log2: u32) -> GpuResult<Vec<u8>> {
         let count = rows.len() as u64;
         let mut out = Aligned::zeroed((count * self.layout.row_bytes) as usize);
         let mut status = Status::new();
         if count > 0 {
             let p = self.params(rows.as_ptr() as u64, 0, count, &mut out, &mut status);
-            self.launch_split(&p, split_log2, pairs);
+            self.launch_split(&p, split_log2);
         }
         Self::finish(status, out, |k| {
             rows.get(k as usize).map_or("?".into(), |r| r.to_string())
         })
     }
 
-    fn launch_split(&self, p: &GatherParams, split_log2: u32, pairs: bool) {
-        let blocks = split_blocks(p.count, split_log2, 1, pairs).min(MAX_BLOCKS as u32);
+    fn launch_split(&self, p: &GatherParams, split_log2: u32) {
+        let blocks = split_blocks(p.count, split_log2, 1).min(MAX_BLOCKS as u32);
         // SAFETY: as in `launch_gather` (same parameters; the split kernel reads and writes the same
-        // buffers, and `split_log2` and `pairs` may be any values).
+        // buffers, and `split_log2` may be any value).
         unsafe {
             ibp_host_gather_split(
                 p,
                 split_log2,
                 split_words(),
-                pairs as u32,
                 blocks,
                 self.stage_bytes * launch::WARPS_PER_BLOCK,
             )
@@ -432,7 +423,7 @@ impl HostKernels {
         if !self.layout.flat_rows() {
             return match gather_split_log2(p.count, coded_words(&self.layout), 1, decode_bound(&self.layout)) {
                 0 => self.launch_gather(p),
-                split => self.launch_split(p, split, split_pairs(p.count, split, 1)),
+                split => self.launch_split(p, split),
             };
         }
         let blocks = gather_blocks(p.count);

@@ -101,35 +101,11 @@ pub(crate) fn decode_bound(layout: &EntryLayout) -> bool {
     records.saturating_mul(2) <= layout.row_count.saturating_mul(layout.row_bytes)
 }
 
-/// Whether gathers take `ibp_gather_split_pairs` where [`auto_split_pairs`] would by default. Off
-/// until an H200 run measures it against the two waves of `ibp_gather_split` (bench/GPU_NOTES.md
-/// entry 87; the CPU-run kernels check its rows and errors).
-const SPLIT_PAIRS_BY_DEFAULT: bool = false;
-
-/// Whether a split gather takes `ibp_gather_split_pairs` (each group two requests a pass, both
-/// records requested before either is decoded: kernels/ibp_gather/gather_split.cuh) for a gather of
-/// `count` requests at `2^split_log2` warps each on a GPU of `sm_count` multiprocessors:
-/// [`auto_split_pairs`] when [`SPLIT_PAIRS_BY_DEFAULT`]. The environment variable `IBP_SPLIT_PAIRS`
-/// overrides it for A/B runs (read once per process): `1` takes the policy, `0` never pairs.
-pub(crate) fn split_pairs(count: u64, split_log2: u32, sm_count: u32) -> bool {
-    static FORCED: std::sync::OnceLock<Option<bool>> = std::sync::OnceLock::new();
-    let forced = *FORCED.get_or_init(|| crate::device::env_u32("IBP_SPLIT_PAIRS").map(|v| v != 0));
-    forced.unwrap_or(SPLIT_PAIRS_BY_DEFAULT) && auto_split_pairs(count, split_log2, sm_count)
-}
-
-/// The paired-passes policy: when `count * 2^split_log2` warps need more than one wave of resident
-/// warps and a group has a second warp (`split_log2 >= 1`), so that one wave of blocks requests
-/// every record of a two-wave batch at once.
-pub(crate) fn auto_split_pairs(count: u64, split_log2: u32, sm_count: u32) -> bool {
-    split_log2 >= 1 && count.saturating_mul(1 << split_log2) > sm_count as u64 * SPLIT_RESIDENT_WARPS_PER_SM
-}
-
-/// Blocks of an `ibp_gather_split` launch: one pass of every group covers the requests (a request
-/// per group a pass, two with `pairs`), up to 32 blocks per SM (the kernel loops over the rest).
-pub(crate) fn split_blocks(count: u64, split_log2: u32, sm_count: u32, pairs: bool) -> u32 {
+/// Blocks of an `ibp_gather_split` launch: one step of every group covers the requests, up to 32
+/// blocks per SM (the kernel loops over the rest).
+pub(crate) fn split_blocks(count: u64, split_log2: u32, sm_count: u32) -> u32 {
     let groups = (launch::WARPS_PER_BLOCK >> split_log2).max(1) as u64;
-    let per_pass = if pairs && split_log2 >= 1 { 2 * groups } else { groups };
-    count.div_ceil(per_pass).clamp(1, sm_count.max(1) as u64 * 32) as u32
+    count.div_ceil(groups).clamp(1, sm_count.max(1) as u64 * 32) as u32
 }
 
 /// One staging buffer per warp of `ibp_gather`: the 16-byte vectors covering the largest record (up
@@ -620,29 +596,9 @@ mod tests {
                 "{why}"
             );
         }
-        assert_eq!(
-            split_blocks(1024, 2, 132, false),
-            1024,
-            "a block per request at 4 warps each"
-        );
-        assert_eq!(split_blocks(1024, 1, 132, false), 512);
-        assert_eq!(
-            split_blocks(1 << 20, 1, 132, false),
-            132 * 32,
-            "grid capped, the kernel loops"
-        );
-        // Paired passes: the two-wave batch of decode-bound rows (4K requests at 2 warps each, 4,224
-        // resident warps on 132 SMs) in one wave of 1,024 blocks (8 per SM are resident).
-        assert!(auto_split_pairs(4096, 1, 132));
-        assert_eq!(split_blocks(4096, 1, 132, true), 1024);
-        assert_eq!(split_blocks(4096, 1, 132, false), 2048);
-        assert!(!auto_split_pairs(1024, 2, 132), "one wave already");
-        assert!(
-            !auto_split_pairs(1 << 16, 0, 132),
-            "a group of one warp has no second stage"
-        );
-        assert_eq!(split_blocks(7, 1, 132, true), 2, "odd counts: the last pass half full");
-        assert_eq!(split_blocks(5, 0, 132, true), 2, "no pairs at one warp a request");
+        assert_eq!(split_blocks(1024, 2, 132), 1024, "a block per request at 4 warps each");
+        assert_eq!(split_blocks(1024, 1, 132), 512);
+        assert_eq!(split_blocks(1 << 20, 1, 132), 132 * 32, "grid capped, the kernel loops");
     }
 
     #[test]

@@ -69,7 +69,6 @@ pub const GATHER: KernelModule = KernelModule {
     functions: &[
         "ibp_gather",
         "ibp_gather_split",
-        "ibp_gather_split_pairs",
         "ibp_gather_flat",
         "ibp_build_tables",
         "ibp_decode_tiles",

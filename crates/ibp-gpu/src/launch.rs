@@ -103,9 +103,7 @@ pub(crate) fn gather(
 
 /// Launches `ibp_gather_split` on `stream`: `ibp_gather` with `2^split_log2` warps of a block per
 /// request (at most [`WARPS_PER_BLOCK`]; the kernel clamps a larger value), each decoding at least
-/// `split_words` words of a row, for batches too small to fill the GPU with one warp per request;
-/// `func` may also be `ibp_gather_split_pairs` (two requests per group a pass,
-/// `kernel_choice::split_pairs`), which takes the same arguments.
+/// `split_words` words of a row, for batches too small to fill the GPU with one warp per request.
 ///
 /// The caller guarantees what [`gather`] requires.
 pub(crate) fn gather_split(
@@ -121,7 +119,7 @@ pub(crate) fn gather_split(
     b.arg(p).arg(&split_log2).arg(&split_words);
     // SAFETY: as in `gather`: the kernel reads and writes only within the buffers `p` describes,
     // which the caller guarantees valid; `split_log2` and `split_words` may be any values (the
-    // kernel clamps them; paired passes use only the group's own stages).
+    // kernel clamps them).
     unsafe { b.launch(config(blocks, smem)) }?;
     Ok(())
 }

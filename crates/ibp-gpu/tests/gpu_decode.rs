@@ -698,10 +698,8 @@ fn vector_lane_rows_match_cpu_decoder() {
 
 /// Small gathers of long rows take several warps per row (`ibp_gather_split`), large ones a warp
 /// each (`ibp_gather`), and batches of 24 rows per SM of rows that save at least half their bytes
-/// two warps per row in two waves (in paired passes, `ibp_gather_split_pairs`, with
-/// `IBP_SPLIT_PAIRS=1`): all give the CPU decoder's rows,
-/// from device memory and zero-copy, through decode tables and Mask/Bitval words, at every word
-/// width.
+/// two warps per row in two waves of blocks: all give the CPU decoder's rows, from device memory
+/// and zero-copy, through decode tables and Mask/Bitval words, at every word width.
 #[test]
 fn small_and_large_batches_of_long_rows_match_cpu_decoder() {
     let Some(dev) = gpu() else { return };

@@ -115,16 +115,13 @@ fn check_gathers(entry: &HostKernels, case: &Case, rng: &mut Rng, label: &str) {
             rows.len()
         );
     }
-    // ibp_gather_split (rows under 64 words per warp go to one warp of the group), in single and
-    // paired passes.
+    // ibp_gather_split (rows under 64 words per warp go to one warp of the group).
     for split in [1, 2] {
-        for pairs in [false, true] {
-            assert_eq!(
-                entry.gather_split(&random, split, pairs).unwrap(),
-                case.expected_rows(&random),
-                "{label}: split gather, 2^{split} warps, pairs {pairs}"
-            );
-        }
+        assert_eq!(
+            entry.gather_split(&random, split).unwrap(),
+            case.expected_rows(&random),
+            "{label}: split gather, 2^{split} warps"
+        );
     }
     // An index past the entry: E_ROW_INDEX naming the first such request.
     let err = entry.gather(&[0, n, 1, n + 5]).expect_err("row n is out of range");
@@ -646,13 +643,11 @@ fn split_gathers_match_cpu_decoder() {
         let entry = load(&case);
         let rows: Vec<u64> = (0..33).map(|_| rng.below(40)).collect();
         for split in [1, 2] {
-            for pairs in [false, true] {
-                assert_eq!(
-                    entry.gather_split(&rows, split, pairs).unwrap(),
-                    case.expected_rows(&rows),
-                    "{label}: 2^{split} warps, pairs {pairs}"
-                );
-            }
+            assert_eq!(
+                entry.gather_split(&rows, split).unwrap(),
+                case.expected_rows(&rows),
+                "{label}: 2^{split} warps"
+            );
         }
         assert_eq!(
             entry.gather(&rows[..5]).unwrap(),
@@ -666,36 +661,16 @@ fn split_gathers_match_cpu_decoder() {
             let flips = 8 + rng.below(16);
             testdata::flip_random_bits(&mut rng, &mut meta, &mut payload, flips);
             let entry = HostKernels::new(row_bytes as u64, std::slice::from_ref(&meta), &[&payload]).expect("loads");
-            let mut verdicts = Vec::new();
             for r in 0..meta.row_count {
                 let mut cpu = vec![0u8; row_bytes];
                 let cpu_res = decode_chunk_rows(&meta, &payload, &[r], DecoderKind::Oracle, &mut cpu);
                 for split in [1, 2] {
-                    let got = entry.gather_split(&[r as u64], split, false);
+                    let got = entry.gather_split(&[r as u64], split);
                     if testdata::same_verdict(&cpu_res, &cpu, got, &format!("{label} row {r}, 2^{split} warps")) {
                         decoded += 1;
                     } else {
                         rejected += 1;
                     }
-                }
-                verdicts.push((cpu_res, cpu));
-            }
-            // Every row, last to first, in paired passes: the first failing request's code (the
-            // rows of its pass partner decoded or not), else every row.
-            let rows: Vec<u64> = (0..meta.row_count as u64).rev().collect();
-            let first_bad = rows.iter().find_map(|&r| verdicts[r as usize].0.as_ref().err());
-            for split in [1, 2] {
-                let got = entry.gather_split(&rows, split, true);
-                let what = format!("{label}: every row, 2^{split} warps, paired");
-                match first_bad {
-                    Some(e) => assert_eq!(got.expect_err(&what).code(), Some(e.code), "{what}"),
-                    None => assert_eq!(
-                        got.expect(&what),
-                        rows.iter()
-                            .flat_map(|&r| verdicts[r as usize].1.clone())
-                            .collect::<Vec<u8>>(),
-                        "{what}"
-                    ),
                 }
             }
         }
