@@ -11,8 +11,9 @@
 #                                              (tools/ab_compare.py; WHAT: decode or gathers)
 #   report CMD...                              each command's output into /tmp/ab/compare.txt,
 #                                              printed; /tmp/ab packed into $OUT/ab.tgz
-#   interleave ROUNDS [BENCH ARGS...] -- VARIANT...
-#                                              a fresh /tmp/ab, then ROUNDS rounds of one `ab` run per
+#   interleave RUNNER ROUNDS [BENCH ARGS...] -- VARIANT...
+#                                              a fresh /tmp/ab, then ROUNDS rounds of one RUNNER run
+#                                              (ab: decode only, on $B; gab: gathers and decode) per
 #                                              VARIANT, in order; VARIANT is NAME|ENV|DEFINES (ENV:
 #                                              space-separated VAR=VALUE for the run, may be empty);
 #                                              run I of NAME lands in /tmp/ab/NAME_I
@@ -44,9 +45,10 @@ report() {
     tar czf "$R/ab.tgz" -C /tmp ab
 }
 interleave() {
-    local rounds=$1 spec name envs defines i
-    shift
+    local runner=$1 rounds=$2 spec name envs defines i
+    shift 2
     local args=()
+    [ "$runner" = ab ] && args=("$B")
     while [ $# -gt 0 ] && [ "$1" != "--" ]; do args+=("$1"); shift; done
     [ $# -gt 0 ] || { echo "interleave: no -- before the variants" >&2; return 2; }
     shift
@@ -55,7 +57,7 @@ interleave() {
         for spec in "$@"; do
             IFS='|' read -r name envs defines <<<"$spec"
             # shellcheck disable=SC2086 # ENV is a list of VAR=VALUE words
-            (for kv in $envs; do export "${kv?}"; done; ab "${name}_$i" "$defines" $B "${args[@]}")
+            (for kv in $envs; do export "${kv?}"; done; "$runner" "${name}_$i" "$defines" "${args[@]}")
         done
     done
 }

@@ -11,7 +11,7 @@
 set -u
 . tools/gpu-ab-lib.sh
 run_ab() {
-    interleave 2 --only fashion -- "v||" "f|IBP_VEC_TILE_FILL=0|" "l||-DIBP_LONG_VECTOR_LANES=4"
+    interleave ab 2 --only fashion -- "v||" "f|IBP_VEC_TILE_FILL=0|" "l||-DIBP_LONG_VECTOR_LANES=4"
     report "compare decode f v" "compare decode l v"
     mv "$R/ab.tgz" "$R/decode.tgz"
 }
