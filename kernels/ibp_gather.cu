@@ -37,6 +37,7 @@ __device__ __forceinline__ void ibp_report(ibp_u64* status, ibp_u64 k, ibp_u32 c
 #include "ibp_gather/words.cuh"
 #include "ibp_gather/records.cuh"
 #include "ibp_gather/copies.cuh"
+#include "ibp_gather/sparse_rows.cuh"
 #include "ibp_gather/tables.cuh"
 #include "ibp_gather/pairs.cuh"
 #include "ibp_gather/gather_rows.cuh"

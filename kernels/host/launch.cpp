@@ -25,6 +25,13 @@ void ibp_host_gather(const IbpGatherParams* p, unsigned blocks, unsigned smem) {
     run_grid(blocks, 32 * IBP_WARPS_PER_BLOCK, smem, [&] { ibp_gather(prm); });
 }
 
+// ibp_gather_sparse: as ibp_gather.
+void ibp_host_gather_sparse(const IbpGatherParams* p, unsigned blocks, unsigned smem) {
+    std::lock_guard<std::mutex> g(launch_lock());
+    const IbpGatherParams prm = *p;
+    run_grid(blocks, 32 * IBP_WARPS_PER_BLOCK, smem, [&] { ibp_gather_sparse(prm); });
+}
+
 // ibp_gather_split: as ibp_gather, plus its warps-per-request exponent and words per warp.
 void ibp_host_gather_split(const IbpGatherParams* p, ibp_u32 split_log2, ibp_u32 split_words, unsigned blocks,
                            unsigned smem) {

@@ -32,6 +32,7 @@ struct Job {
     const ibp_u8* src;      // record in global memory
     const ibp_u8* masks;    // the row's group's Mask words (Bitvals follow at + words_bytes)
     const uint4* table;     // the row's group's decode table entries (tinfo at + entries), or null
+    const ibp_u32* free;    // the row's group's free positions (a sparse table, sparse_rows.cuh), or null
     ibp_u64 len;            // record bytes
     ibp_u64 words_bytes;    // G * n * W/8
     ibp_u32 n, wb, align_log2;
@@ -45,11 +46,13 @@ __device__ __forceinline__ ibp_u64 request_row(const IbpGatherParams& prm, ibp_u
     return prm.rows ? prm.rows[k] : prm.first_row + k;
 }
 
-// Finds request k's record (entry row `row`) and metadata; all lanes get the same Job.
+// Finds request k's record (entry row `row`) and metadata; all lanes get the same Job. SPARSE: a
+// chunk's sparse table (sparse_rows.cuh) sets job.free; otherwise such a table is not used.
+template <bool SPARSE = false>
 __device__ __forceinline__ Job lookup(const IbpGatherParams& prm, const ibp_u64* first_rows, ibp_u64 row, ibp_u32 lane) {
     Job job;
     job.code = IBP_STATUS_OK;
-    job.src = 0; job.masks = 0; job.table = 0; job.len = 0; job.words_bytes = 0;
+    job.src = 0; job.masks = 0; job.table = 0; job.free = 0; job.len = 0; job.words_bytes = 0;
     job.n = 0; job.wb = 1; job.align_log2 = 0; job.entries = 0; job.raw = false; job.staged = false;
     if (row >= prm.entry_rows || prm.chunk_count == 0) { job.code = IBP_STATUS_ROW_INDEX; return job; }
     // Chunk of the row: last chunk with first_row <= row (uniform across the warp). With chunk_rows
@@ -176,6 +179,13 @@ __device__ __forceinline__ Job lookup(const IbpGatherParams& prm, const ibp_u64*
                 job.table = (const uint4*)(prm.tables + toff) + (ibp_u64)g * n;
                 job.entries = G * n;
             }
+            // A sparse table instead (offset flagged IBP_TABLE_SPARSE): G * ceil(n / 32) words.
+            const ibp_u64 soff = toff & ~IBP_TABLE_SPARSE;
+            const ibp_u64 windows = ((ibp_u64)n + 31) >> 5;
+            if (SPARSE && toff != ~0ull && (toff & IBP_TABLE_SPARSE) && (soff & 3) == 0 && soff <= prm.tables_size &&
+                4 * (ibp_u64)G * windows <= prm.tables_size - soff) {
+                job.free = (const ibp_u32*)(prm.tables + soff) + (ibp_u64)g * windows;
+            }
         }
 #endif
     }
@@ -188,7 +198,9 @@ __device__ __forceinline__ Job lookup(const IbpGatherParams& prm, const ibp_u64*
     return job;
 }
 
-// Decodes (or copies) a looked-up request into out row k.
+// Decodes (or copies) a looked-up request into out row k. SPARSE: rows with a sparse table are
+// decoded as exceptions over their Bitval words, which the caller has already written (fill_bitvals).
+template <bool SPARSE = false>
 __device__ __forceinline__ void finish(const IbpGatherParams& prm, const Job& job, ibp_u64 k, const ibp_u8* buf, ibp_u32 lane) {
     ibp_u8* dst = prm.out + k * (ibp_u64)prm.row_bytes;
     ibp_u32 code = job.code;
@@ -201,6 +213,13 @@ __device__ __forceinline__ void finish(const IbpGatherParams& prm, const Job& jo
             if (__any_sync(FULL_MASK, bad)) code = IBP_STATUS_PADDING;
         } else if (IBP_GATHER_DIAG && job.staged) {
             diag_fill(dst, prm.row_bytes, ((const ibp_u32*)buf)[0], lane, 32);
+        } else if (SPARSE && job.staged && job.free) {
+            SmemRecord rec;
+            rec.w = (const ibp_u32*)buf;
+            rec.len = job.len;
+            rec.off = (ibp_u32)((size_t)job.src & 15);
+            code = decode_sparse_any(rec, dst, job.free, job.masks, job.masks + job.words_bytes, job.n, job.wb,
+                                     prm.row_bytes, job.align_log2, lane);
         } else if (job.staged && job.table) {
             const ibp_u32 n = job.n, row_bytes = prm.row_bytes;
             const bool n_ok = words_fit_row(n, job.wb, row_bytes);
@@ -247,8 +266,11 @@ __device__ __forceinline__ const ibp_u64* chunk_first_rows(const IbpGatherParams
 #ifndef IBP_GATHER_MIN_BLOCKS
 #define IBP_GATHER_MIN_BLOCKS 6
 #endif
-extern "C" __global__ void __launch_bounds__(32 * IBP_WARPS_PER_BLOCK, IBP_GATHER_MIN_BLOCKS)
-ibp_gather(const IbpGatherParams prm) {
+// The loop of ibp_gather (SPARSE false) and ibp_gather_sparse (true: rows with a sparse table have
+// their Bitval words written while their record's loads are in flight, then only their exceptions
+// decoded, sparse_rows.cuh).
+template <bool SPARSE>
+__device__ __forceinline__ void gather_rows(const IbpGatherParams& prm) {
     IBP_DYNAMIC_SMEM(ibp_stage);
     __shared__ ibp_u64 first_rows_smem[IBP_SMEM_CHUNKS];
     const ibp_u32 lane = threadIdx.x & 31;
@@ -260,22 +282,36 @@ ibp_gather(const IbpGatherParams prm) {
     const ibp_u64* first_rows = chunk_first_rows(prm, first_rows_smem);
     ibp_u8* const stage = ibp_stage + (ibp_u64)warp * prm.stage_bytes;
     if (k >= prm.count) return;  // after the only __syncthreads
-    Job cur = lookup(prm, first_rows, row0, lane);
+    Job cur = lookup<SPARSE>(prm, first_rows, row0, lane);
     for (;;) {
         // Start loading this row's record, then do the next row's lookups while the loads fly.
         Prefetch pf;
         const bool stage_it = cur.code == IBP_STATUS_OK && cur.staged;
         if (stage_it) stage_begin(pf, cur.src, cur.len, lane);
+        if (SPARSE && stage_it && cur.free && !cur.raw) {
+            fill_bitvals(prm.out + k * (ibp_u64)prm.row_bytes, cur.masks + cur.words_bytes, prm.row_bytes, lane);
+        }
         const ibp_u64 kn = k + warps_total;
         const bool have_next = kn < prm.count;
         Job nxt;
-        if (have_next) nxt = lookup(prm, first_rows, request_row(prm, kn), lane);
+        if (have_next) nxt = lookup<SPARSE>(prm, first_rows, request_row(prm, kn), lane);
         if (stage_it) stage_end(pf, stage, cur.src, cur.len, lane);
-        __syncwarp();
-        finish(prm, cur, k, stage, lane);
+        __syncwarp();  // (also orders the Bitval words' stores before the exceptions' over them)
+        finish<SPARSE>(prm, cur, k, stage, lane);
         __syncwarp();  // the staging buffer is refilled for the next row
         if (!have_next) break;
         cur = nxt;
         k = kn;
     }
+}
+
+extern "C" __global__ void __launch_bounds__(32 * IBP_WARPS_PER_BLOCK, IBP_GATHER_MIN_BLOCKS)
+ibp_gather(const IbpGatherParams prm) {
+    gather_rows<false>(prm);
+}
+
+// ibp_gather for entries with sparse tables (crates/ibp-gpu, kernel_choice::table_offsets).
+extern "C" __global__ void __launch_bounds__(32 * IBP_WARPS_PER_BLOCK, IBP_GATHER_MIN_BLOCKS)
+ibp_gather_sparse(const IbpGatherParams prm) {
+    gather_rows<true>(prm);
 }

@@ -50,6 +50,8 @@ struct GmemRecord {
 #ifndef IBP_GATHER_TABLES
 #define IBP_GATHER_TABLES 1  // ibp_gather decodes through the tables ibp_build_tables made
 #endif
+// A chunk's table offset with this bit set locates a sparse table (sparse_rows.cuh), not a decode table.
+#define IBP_TABLE_SPARSE (1ull << 63)
 #ifndef IBP_GATHER_LEAN_LOOKUP
 #define IBP_GATHER_LEAN_LOOKUP 1  // ibp_gather finds a row's chunk by division (prm.chunk_rows), 32-bit length sums
 #endif

@@ -47,6 +47,8 @@ pub struct GpuDevice {
     pub(crate) gather_fn: CudaFunction,
     pub(crate) gather_flat_fn: CudaFunction,
     pub(crate) gather_split_fn: CudaFunction,
+    /// `ibp_gather_sparse`: `ibp_gather` for entries with sparse tables.
+    pub(crate) gather_sparse_fn: CudaFunction,
     pub(crate) tiles_fn: CudaFunction,
     /// The lean tile kernels, indexed by [`crate::LeanShape`].
     pub(crate) tiles_lean_fns: [CudaFunction; 5],
@@ -342,6 +344,7 @@ impl GpuDevice {
         let smem = GATHER_MAX_SMEM.min(max_smem_per_block.saturating_sub(4096));
         let gather_fn = with_smem("ibp_gather", smem)?;
         let gather_split_fn = with_smem("ibp_gather_split", smem)?;
+        let gather_sparse_fn = with_smem("ibp_gather_sparse", smem)?;
         let tiles_fn = with_smem("ibp_decode_tiles", TILE_MAX_SMEM.min(max_smem_per_block))?;
         let lean = |shape: crate::LeanShape| {
             with_smem(
@@ -360,6 +363,7 @@ impl GpuDevice {
         Ok(Arc::new(GpuDevice {
             gather_fn,
             gather_split_fn,
+            gather_sparse_fn,
             gather_flat_fn: func(&gather_mod, "ibp_gather_flat")?,
             tiles_fn,
             tiles_lean_fns,
@@ -444,6 +448,7 @@ impl GpuDevice {
             ("ibp_gather", &self.gather_fn),
             ("ibp_gather_flat", &self.gather_flat_fn),
             ("ibp_gather_split", &self.gather_split_fn),
+            ("ibp_gather_sparse", &self.gather_sparse_fn),
             ("ibp_decode_tiles", &self.tiles_fn),
             ("ibp_decode_tiles_lean", &self.tiles_lean_fns[0]),
             ("ibp_decode_tiles_lean_mid", &self.tiles_lean_fns[1]),

@@ -9,8 +9,8 @@ use crate::chunk_form::{form_chunks, ChunkForm, FormedChunks};
 use crate::device::GpuDevice;
 use crate::error::{GpuError, GpuResult};
 use crate::kernel_choice::{
-    auto_tile_kernel, build_tables, coded_words, decode_bound, gather_split_log2, row_spans_wanted, split_blocks,
-    split_words, stage_bytes,
+    auto_tile_kernel, build_tables, coded_words, decode_bound, gather_split_log2, has_sparse_tables, row_spans_wanted,
+    split_blocks, split_words, stage_bytes, table_offsets,
 };
 use crate::launch::{self, GatherParams};
 use crate::layout::EntryLayout;
@@ -219,6 +219,11 @@ pub struct GpuEntry {
     coded_words: u32,
     /// [`decode_bound`] of the layout (for `ibp_gather_split`).
     decode_bound: bool,
+    /// Whether a chunk has a sparse table (`kernel_choice::table_offsets`): gathers then go through
+    /// `ibp_gather_sparse`, one warp per request.
+    sparse_rows: bool,
+    /// [`GpuEntry::set_sparse_rows`].
+    use_sparse_rows: std::sync::atomic::AtomicBool,
     /// Chunks the loader re-laid raw ([`ChunkForm`]).
     relaid_chunks: usize,
     /// Status words that are zero and used by no launch.
@@ -374,7 +379,16 @@ impl GpuEntry {
         let chunks_ptr = chunks.device_ptr(&stream).0;
         let meta_ptr = meta.device_ptr(&stream).0;
         let anchors_ptr = anchors.device_ptr(&stream).0;
-        let tables = build_tables(device, &stream, &layout, chunks_ptr, meta_ptr)?;
+        let (table_offsets, tables_total) = table_offsets(&layout);
+        let sparse_rows = has_sparse_tables(&table_offsets);
+        let tables = build_tables(
+            device,
+            &stream,
+            &layout,
+            (&table_offsets, tables_total),
+            chunks_ptr,
+            meta_ptr,
+        )?;
         let tables_ptrs = match &tables {
             Some((t, o)) => (t.device_ptr(&stream).0, o.device_ptr(&stream).0),
             None => (0, 0),
@@ -415,6 +429,8 @@ impl GpuEntry {
             stage_bytes,
             coded_words,
             decode_bound,
+            sparse_rows,
+            use_sparse_rows: std::sync::atomic::AtomicBool::new(true),
             relaid_chunks,
             status_pool: Mutex::new(Vec::new()),
             tile_cache: Mutex::new(None),
@@ -423,6 +439,19 @@ impl GpuEntry {
             tile_kernel: std::sync::atomic::AtomicI8::new(TileKernel::Auto.code()),
             row_segments: RowSegmentsSetting::default(),
         })
+    }
+
+    /// Whether a chunk has a sparse table, so that gathers go through `ibp_gather_sparse`: rows of
+    /// sparse chunks decoded as their exceptions over their Bitval words (`kernel_choice::table_offsets`).
+    pub fn uses_sparse_rows(&self) -> bool {
+        self.sparse_rows
+    }
+
+    /// Makes later gathers go through `ibp_gather_sparse` where the entry has sparse tables (`on`,
+    /// the default) or through the kernels of other entries, which decode every word (tests and
+    /// A/Bs: both give the same rows and the same errors).
+    pub fn set_sparse_rows(&self, on: bool) {
+        self.use_sparse_rows.store(on, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Whether gathers find records through a flat row index in device memory
@@ -787,6 +816,11 @@ impl GpuEntry {
             (Rows::List(_), _) if self.layout.flat_rows() => {
                 launch::gather_flat(&self.device.gather_flat_fn, stream, &p, self.device.blocks_for(count))
                     .map_err(GpuError::driver("launching ibp_gather_flat"))?
+            }
+            // Sparse rows are decoded by their exceptions, a warp each (bench/GPU_NOTES.md entry 88).
+            _ if self.sparse_rows && self.use_sparse_rows.load(std::sync::atomic::Ordering::Relaxed) => {
+                launch::gather(&self.device.gather_sparse_fn, stream, &p, self.device.blocks_for(count))
+                    .map_err(GpuError::driver("launching ibp_gather_sparse"))?
             }
             _ => match gather_split_log2(count, self.coded_words, self.device.sm_count(), self.decode_bound) {
                 0 => launch::gather(&self.device.gather_fn, stream, &p, self.device.blocks_for(count))

@@ -10,8 +10,8 @@
 use crate::chunk_form::ChunkForm;
 use crate::entry::{build_formed_layout, layout_params, read_entry};
 use crate::kernel_choice::{
-    auto_tile_kernel, coded_words, decode_bound, gather_split_log2, split_blocks, split_words, stage_bytes,
-    table_offsets,
+    auto_tile_kernel, coded_words, decode_bound, gather_split_log2, has_sparse_tables, split_blocks, split_words,
+    stage_bytes, table_offsets,
 };
 use crate::launch::{self, GatherParams};
 use crate::pending::failure_error;
@@ -23,6 +23,7 @@ use ibp_format::ChunkMeta;
 extern "C" {
     fn ibp_host_gather(p: *const GatherParams, blocks: u32, smem: u32);
     fn ibp_host_gather_flat(p: *const GatherParams, blocks: u32);
+    fn ibp_host_gather_sparse(p: *const GatherParams, blocks: u32, smem: u32);
     fn ibp_host_gather_split(p: *const GatherParams, split_log2: u32, split_words: u32, blocks: u32, smem: u32);
     fn ibp_host_build_tables(p: *const GatherParams, tables_size: u64);
     fn ibp_host_decode_tiles(
@@ -303,6 +304,14 @@ impl HostKernels {
         }
     }
 
+    /// Whether a chunk has a sparse table, so that gathers go through `ibp_gather_sparse` (as on the
+    /// device).
+    pub fn uses_sparse_rows(&self) -> bool {
+        self.tables
+            .as_ref()
+            .is_some_and(|(_, offsets)| has_sparse_tables(offsets))
+    }
+
     /// `ibp_gather` of `rows` (indices checked by the kernel only, as
     /// `GpuEntry::gather_device_rows`): the rows, or the first failing request's error.
     pub fn gather(&self, rows: &[u64]) -> GpuResult<Vec<u8>> {
@@ -420,6 +429,12 @@ impl HostKernels {
     /// Gathers go through the kernel the device would take for them (`ibp_gather_flat` for a flat
     /// entry; `ibp_gather_split` for a batch a GPU of one SM would not fill, `ibp_gather` otherwise).
     fn launch_list_gather(&self, p: &GatherParams) {
+        if !self.layout.flat_rows() && self.uses_sparse_rows() {
+            // SAFETY: as in `launch_gather` (ibp_gather_sparse has ibp_gather's parameters and reads the
+            // tables within `tables_size`).
+            unsafe { ibp_host_gather_sparse(p, gather_blocks(p.count), self.stage_bytes * launch::WARPS_PER_BLOCK) };
+            return;
+        }
         if !self.layout.flat_rows() {
             return match gather_split_log2(p.count, coded_words(&self.layout), 1, decode_bound(&self.layout)) {
                 0 => self.launch_gather(p),

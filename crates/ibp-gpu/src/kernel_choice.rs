@@ -430,9 +430,76 @@ pub(crate) fn auto_tile_kernel(layout: &EntryLayout) -> TileKernel {
     }
 }
 
-/// Byte offset of each chunk's decode table (`u64::MAX`: none) and the tables' total size: chunks
-/// with `1 <= G * n <= GATHER_TABLE_MAX_ENTRIES` whose positions are mostly deposit-heavy (see
-/// [`deposit_heavy`]), while the total stays within `GATHER_TABLE_MAX_BYTES`.
+/// A chunk's table offset with this bit set locates a sparse table (`kernels/ibp_gather/sparse_rows.cuh`:
+/// per group, one 32-bit word per 32 positions marking the positions with free bits), not a decode
+/// table (`IBP_TABLE_SPARSE` in the kernels).
+pub(crate) const SPARSE_TABLE_FLAG: u64 = 1 << 63;
+
+/// Whether `ibp_gather_sparse` decodes chunk `c`'s rows as exceptions over their Bitval words: a coded
+/// chunk of sparse rows, where the rows' groups have on average at most 1/8 of their positions with
+/// free bits (a participating word elsewhere is its Bitval word, with an empty field) and the records
+/// average at most W/4 stream bits per word beyond their participation bits (about 8 words of 32 with
+/// a field). Cora's rows and f32 rows at 5 % non-zero are such chunks; dense float rows are not.
+/// `IBP_GATHER_SPARSE=0` in the environment: no chunk (A/Bs).
+fn sparse_chunk(c: &crate::layout::ChunkDesc, meta: &[u8]) -> bool {
+    static OFF: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    if *OFF.get_or_init(|| crate::device::env_u32("IBP_GATHER_SPARSE") == Some(0)) {
+        return false;
+    }
+    let wb = c.word_bytes as usize;
+    let (n, groups, rows) = (c.words_per_row as usize, c.group_count as usize, c.row_count as usize);
+    if groups == 0 || n == 0 || rows == 0 || !matches!(wb, 1 | 2 | 4 | 8) {
+        return false;
+    }
+    let start = c.masks_offset as usize;
+    let Some(masks) = start.checked_add(groups * n * wb).and_then(|end| meta.get(start..end)) else {
+        return false;
+    };
+    let word_mask = if wb >= 8 { u64::MAX } else { (1u64 << (8 * wb)) - 1 };
+    let free_positions: Vec<u64> = masks
+        .chunks_exact(n * wb)
+        .map(|group| {
+            group
+                .chunks_exact(wb)
+                .filter(|m| {
+                    let mut bytes = [0u8; 8];
+                    bytes[..wb].copy_from_slice(m);
+                    !u64::from_le_bytes(bytes) & word_mask != 0
+                })
+                .count() as u64
+        })
+        .collect();
+    // Free positions summed over the rows, each row's group's (group ids past G: the kernel rejects them).
+    let row_free: u64 = if groups == 1 {
+        free_positions[0] * rows as u64
+    } else {
+        let at = c.groups_offset as usize;
+        let Some(ids) = at.checked_add(rows).and_then(|end| meta.get(at..end)) else {
+            return false;
+        };
+        ids.iter()
+            .map(|&g| free_positions.get(g as usize).copied().unwrap_or(0))
+            .sum()
+    };
+    let stream_bits_per_row = (c.payload_len.saturating_mul(8) / rows as u64).saturating_sub(n as u64);
+    8 * row_free <= (rows * n) as u64 && stream_bits_per_row <= 2 * (n * wb) as u64
+}
+
+/// Bytes of chunk `c`'s sparse table: `G * ceil(n / 32)` 32-bit words, rounded up to 16.
+fn sparse_table_bytes(c: &crate::layout::ChunkDesc) -> u64 {
+    (c.group_count as u64 * (c.words_per_row as u64).div_ceil(32) * 4).next_multiple_of(16)
+}
+
+/// Whether a chunk of `layout` gets a sparse table ([`table_offsets`]): its gathers then go through
+/// `ibp_gather_sparse`.
+pub(crate) fn has_sparse_tables(offsets: &[u64]) -> bool {
+    offsets.iter().any(|&o| o != u64::MAX && o & SPARSE_TABLE_FLAG != 0)
+}
+
+/// Byte offset of each chunk's table (`u64::MAX`: none) and the tables' total size: a decode table
+/// for chunks with `1 <= G * n <= GATHER_TABLE_MAX_ENTRIES` whose positions are mostly deposit-heavy
+/// (see [`deposit_heavy`]), a sparse table (offset flagged [`SPARSE_TABLE_FLAG`]) for chunks of
+/// sparse rows ([`sparse_chunk`]), while the total stays within `GATHER_TABLE_MAX_BYTES`.
 pub(crate) fn table_offsets(layout: &EntryLayout) -> (Vec<u64>, u64) {
     table_offsets_within(
         layout,
@@ -453,6 +520,9 @@ fn table_offsets_within(layout: &EntryLayout, max_entries: u64, max_bytes: u64) 
             if (1..=max_entries).contains(&entries) && total + bytes <= max_bytes && deposit_heavy(c, &layout.meta) {
                 total += bytes;
                 total - bytes
+            } else if total + sparse_table_bytes(c) <= max_bytes && sparse_chunk(c, &layout.meta) {
+                total += sparse_table_bytes(c);
+                (total - sparse_table_bytes(c)) | SPARSE_TABLE_FLAG
             } else {
                 u64::MAX
             }
@@ -461,16 +531,16 @@ fn table_offsets_within(layout: &EntryLayout, max_entries: u64, max_bytes: u64) 
     (offsets, total)
 }
 
-/// Builds the per-position decode tables of `layout`'s chunks on the device (`ibp_build_tables`),
-/// enqueued on `stream`; `None` when no chunk gets one.
+/// Builds the tables of `layout`'s chunks at `offsets` (`total` bytes: [`table_offsets`]) on the
+/// device (`ibp_build_tables`), enqueued on `stream`; `None` when no chunk gets one.
 pub(crate) fn build_tables(
     device: &GpuDevice,
     stream: &Arc<CudaStream>,
     layout: &EntryLayout,
+    (offsets, total): (&[u64], u64),
     chunks_ptr: sys::CUdeviceptr,
     meta_ptr: sys::CUdeviceptr,
 ) -> GpuResult<Option<(CudaSlice<u8>, CudaSlice<u64>)>> {
-    let (offsets, total) = table_offsets(layout);
     if total == 0 {
         return Ok(None);
     }
@@ -478,7 +548,7 @@ pub(crate) fn build_tables(
         .alloc_zeros::<u8>(total as usize)
         .map_err(GpuError::driver("allocating the decode tables"))?;
     let offsets_d = stream
-        .clone_htod(&offsets)
+        .clone_htod(offsets)
         .map_err(GpuError::driver("uploading the decode table offsets"))?;
     let p = GatherParams {
         chunks: chunks_ptr,
@@ -605,8 +675,8 @@ mod tests {
     fn decode_tables_go_to_deposit_heavy_chunks_back_to_back() {
         let mut rng = Rng::new(3);
         let row_bytes = 256;
-        // Chunks of 64 rows: float rows (sign + mantissa runs: tables), sparse rows (single runs:
-        // none), float rows again, then noise (a raw chunk: none).
+        // Chunks of 64 rows: float rows (sign + mantissa runs: decode tables), sparse rows (single
+        // runs: a sparse table instead), float rows again, then noise (a raw chunk: none).
         let mut data = float_rows(&mut rng, 64, row_bytes, 0.02, 4);
         data.extend(sparse_rows(&mut rng, 64, row_bytes, 0.05));
         data.extend(float_rows(&mut rng, 64, row_bytes, 0.02, 0));
@@ -618,19 +688,30 @@ mod tests {
         let (metas, _) = encode_rows(&data, row_bytes, &opts, 64);
         let layout = EntryLayout::new(row_bytes as u64, &metas).unwrap();
         let (offsets, total) = table_offsets(&layout);
-        let has: Vec<bool> = offsets.iter().map(|&o| o != u64::MAX).collect();
+        let kinds: Vec<&str> = offsets
+            .iter()
+            .map(|&o| match o {
+                u64::MAX => "none",
+                o if o & SPARSE_TABLE_FLAG != 0 => "sparse",
+                _ => "decode",
+            })
+            .collect();
         assert_eq!(
-            has,
-            [true, false, true, false],
+            kinds,
+            ["decode", "sparse", "decode", "none"],
             "groups {:?}",
             metas.iter().map(|m| m.group_count).collect::<Vec<_>>()
         );
         let mut next = 0;
         for (c, off) in layout.chunks.iter().zip(&offsets) {
             if *off != u64::MAX {
-                assert_eq!(*off, next, "tables follow each other");
+                assert_eq!(*off & !SPARSE_TABLE_FLAG, next, "tables follow each other");
                 assert_eq!(off % 16, 0);
-                next += 32 * c.group_count as u64 * c.words_per_row as u64;
+                next += if off & SPARSE_TABLE_FLAG != 0 {
+                    sparse_table_bytes(c)
+                } else {
+                    32 * c.group_count as u64 * c.words_per_row as u64
+                };
             }
         }
         assert_eq!(total, next);
@@ -819,6 +900,41 @@ mod tests {
         let (none, total) = table_offsets_within(&layout, min_entries - 1, u64::MAX);
         assert!(none.iter().all(|&o| o == u64::MAX));
         assert_eq!(total, 0);
+    }
+
+    #[test]
+    fn sparse_rows_get_sparse_tables_and_dense_rows_do_not() {
+        if std::env::var_os("IBP_GATHER_SPARSE").is_some() {
+            println!("IBP_GATHER_SPARSE is set: the default policy is not in force, not checked");
+            return;
+        }
+        let mut rng = Rng::new(6);
+        for (w, row_bytes) in [(ibp_format::WordWidth::W32, 1024), (ibp_format::WordWidth::W64, 5732)] {
+            // Rows at 3 % non-zero: sparse tables for every chunk, words of ceil(n / 32) per group.
+            let sparse = sparse_rows(&mut rng, 256, row_bytes, 0.03);
+            let l = layout_of(&sparse, row_bytes, w, 1, 64);
+            let (offsets, total) = table_offsets(&l);
+            assert!(has_sparse_tables(&offsets), "{w:?} {row_bytes}");
+            assert!(offsets.iter().all(|&o| o & SPARSE_TABLE_FLAG != 0 && o != u64::MAX));
+            let expected: u64 = l.chunks.iter().map(sparse_table_bytes).sum();
+            assert_eq!(total, expected);
+            assert_eq!(
+                sparse_table_bytes(&l.chunks[0]),
+                ((l.chunks[0].words_per_row as u64).div_ceil(32) * 4).next_multiple_of(16)
+            );
+            // Offsets follow each other, 16-byte aligned.
+            for i in 1..l.chunks.len() {
+                let prev = offsets[i - 1] & !SPARSE_TABLE_FLAG;
+                assert_eq!(
+                    offsets[i] & !SPARSE_TABLE_FLAG,
+                    prev + sparse_table_bytes(&l.chunks[i - 1])
+                );
+            }
+            // Dense float rows: no sparse table.
+            let dense = float_rows(&mut rng, 256, row_bytes, 1.0, 0);
+            let l = layout_of(&dense, row_bytes, w, 1, 64);
+            assert!(!has_sparse_tables(&table_offsets(&l).0), "{w:?} {row_bytes}");
+        }
     }
 
     #[test]

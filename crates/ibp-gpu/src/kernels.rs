@@ -54,6 +54,7 @@ pub const GATHER: KernelModule = KernelModule {
         gather_part!("words.cuh"),
         gather_part!("records.cuh"),
         gather_part!("copies.cuh"),
+        gather_part!("sparse_rows.cuh"),
         gather_part!("tables.cuh"),
         gather_part!("pairs.cuh"),
         gather_part!("gather_rows.cuh"),
@@ -69,6 +70,7 @@ pub const GATHER: KernelModule = KernelModule {
     functions: &[
         "ibp_gather",
         "ibp_gather_split",
+        "ibp_gather_sparse",
         "ibp_gather_flat",
         "ibp_build_tables",
         "ibp_decode_tiles",

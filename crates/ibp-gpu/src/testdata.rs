@@ -366,6 +366,37 @@ pub fn vector_row_entries(rng: &mut Rng, rows: usize) -> Vec<TestEntry> {
     out
 }
 
+/// Rows of `row_bytes` (a multiple of 4) mostly at `density` non-zero floats ([`sparse_rows`]), with
+/// one row in 20 of random bytes (stored raw) and one in 20 at 40 % non-zero (many exceptions per 32
+/// words): entries whose chunks get sparse tables (`ibp_gather_sparse`).
+pub fn mostly_sparse_rows(rng: &mut Rng, rows: usize, row_bytes: usize, density: f64) -> Vec<u8> {
+    let mut data = sparse_rows(rng, rows, row_bytes, density);
+    for (i, row) in data.chunks_exact_mut(row_bytes).enumerate() {
+        match i % 20 {
+            7 => row.iter_mut().for_each(|b| *b = rng.next_u64() as u8),
+            13 => row.copy_from_slice(&sparse_rows(rng, 1, row_bytes, 0.4)),
+            _ => {}
+        }
+    }
+    data
+}
+
+/// `(W, row bytes, groups, log2 A)` of the sparse-row tests ([`mostly_sparse_rows`] at 3 %): Cora's
+/// shape (717 64-bit words, the last one partial) with one and three groups, 1 KiB rows of 32-bit
+/// words, a row of 17 words, 16-bit words, and 8-bit words in 35 windows of 32 (two rounds of windows).
+pub const SPARSE_SHAPES: [(ibp_format::WordWidth, usize, u32, u8); 7] = {
+    use ibp_format::WordWidth::*;
+    [
+        (W64, 5732, 1, 4),
+        (W64, 5732, 3, 0),
+        (W32, 1024, 1, 4),
+        (W32, 1024, 2, 7),
+        (W32, 68, 1, 0),
+        (W16, 204, 1, 4),
+        (W8, 1100, 1, 0),
+    ]
+};
+
 /// Shapes of the decoder tests' entries with several runs of free bits per position: (W, words per
 /// row, fewest and most runs per 32-bit half). 3-4 runs go through `deposit_runs`, 5-8 through the
 /// run-by-run loop; W = 64 with 25 words and W = 8/16 with 40 are lean rows, W = 32 with 40 words a

@@ -723,6 +723,83 @@ fn small_and_large_batches_of_long_rows_match_cpu_decoder() {
     }
 }
 
+/// `ibp_gather_sparse`: entries of mostly sparse rows (`testdata::SPARSE_SHAPES`) take it, and their
+/// gathers (every row, random rows, a batch of several rows per warp) give the CPU decoder's rows from
+/// device memory and zero-copy; damaged records give the CPU's bytes or its error code, row by row.
+#[test]
+fn sparse_rows_gather_as_exceptions_like_cpu() {
+    let Some(dev) = gpu() else { return };
+    if std::env::var_os("IBP_GATHER_SPARSE").is_some() {
+        println!("IBP_GATHER_SPARSE is set: the sparse path's policy is not in force, not checked");
+        return;
+    }
+    let mut rng = Rng::new(32);
+    let (mut decoded, mut rejected) = (0usize, 0usize);
+    for (w, row_bytes, groups, align_log2) in testdata::SPARSE_SHAPES {
+        let label = format!("W{} {row_bytes} B G{groups} A{}", w.bits(), 1 << align_log2);
+        let data = testdata::mostly_sparse_rows(&mut rng, 400, row_bytes, 0.03);
+        let case = Case::new(
+            &data,
+            row_bytes,
+            &fixed_width(w, groups, align_log2),
+            128,
+            label.clone(),
+        );
+        let n = case.rows();
+        let all: Vec<u64> = (0..n).rev().collect();
+        let random: Vec<u64> = (0..97).map(|_| rng.below(n)).collect();
+        let many: Vec<u64> = (0..20_000).map(|_| rng.below(n)).collect();
+        for home in [PayloadHome::Device, PayloadHome::HostMapped] {
+            let entry = load(&case, &dev, home);
+            assert!(entry.uses_sparse_rows(), "{label}: no sparse table");
+            for rows in [&all, &random, &many] {
+                assert_eq!(
+                    gather_to_host(&entry, rows).unwrap(),
+                    case.expected_rows(rows),
+                    "{label} {home:?}: gather of {} rows",
+                    rows.len()
+                );
+            }
+            // The same rows through ibp_gather / ibp_gather_split, which decode every word.
+            entry.set_sparse_rows(false);
+            assert_eq!(
+                gather_to_host(&entry, &random).unwrap(),
+                case.expected_rows(&random),
+                "{label} {home:?}: sparse tables off"
+            );
+        }
+        let (mut meta, mut payload) = (case.metas[0].clone(), case.payloads[0].clone());
+        testdata::flip_random_bits(&mut rng, &mut meta, &mut payload, 12);
+        let entry = GpuEntry::load(
+            &dev,
+            row_bytes as u64,
+            std::slice::from_ref(&meta),
+            &[&payload],
+            PayloadHome::HostMapped,
+        )
+        .expect("structure unchanged, CRC fixed: loads");
+        for r in 0..meta.row_count {
+            let mut cpu = vec![0u8; row_bytes];
+            let cpu_res = decode_chunk_rows(&meta, &payload, &[r], DecoderKind::Oracle, &mut cpu);
+            match (cpu_res, gather_to_host(&entry, &[r as u64])) {
+                (Ok(()), Ok(got)) => {
+                    assert_eq!(got, cpu, "{label} row {r}: bytes differ");
+                    decoded += 1;
+                }
+                (Err(c), Err(g)) => {
+                    assert_eq!(g.code(), Some(c.code), "{label} row {r}: CPU says {c}, GPU says {g}");
+                    rejected += 1;
+                }
+                (c, g) => panic!("{label} row {r}: CPU {c:?}, GPU {:?}", g.map(|_| ())),
+            }
+        }
+    }
+    assert!(
+        decoded > 500 && rejected > 20,
+        "decoded {decoded}, rejected {rejected}: too few of one kind"
+    );
+}
+
 /// The vector-lanes kernel's tiles are sized for 4 blocks per SM: its static shared memory is within
 /// the `VEC_STATIC_SMEM` the tiling counts, a block asking for the largest dynamic shared memory a
 /// tile may take (`VEC_DYNAMIC_SMEM_MAX`) still gets 4 blocks on an SM, and a real plan asks for no

@@ -1198,3 +1198,76 @@ fn long_rows_of_many_vectors_match_cpu_decoder() {
     );
     println!("long rows of many vectors: {decoded} damaged-entry rows decoded like the CPU, {rejected} rejected with its code");
 }
+
+/// `ibp_gather_sparse`: rows of chunks with sparse tables decoded as exceptions over their Bitval
+/// words (at every word width, partial last words, several groups, windows of more than 32 rounds of
+/// words), against the CPU decoder: gathers of every row and of random rows, then single-row gathers
+/// of damaged records (same bytes or the CPU's error code).
+#[test]
+fn sparse_rows_decode_as_exceptions_like_cpu() {
+    if std::env::var_os("IBP_GATHER_SPARSE").is_some() {
+        println!("IBP_GATHER_SPARSE is set: the sparse path's policy is not in force, not checked");
+        return;
+    }
+    let mut rng = Rng::new(31);
+    let (mut decoded, mut rejected, mut sparse_rounds) = (0usize, 0usize, 0usize);
+    for (w, row_bytes, groups, align_log2) in testdata::SPARSE_SHAPES {
+        let label = format!("W{} {row_bytes} B G{groups} A{}", w.bits(), 1 << align_log2);
+        let data = testdata::mostly_sparse_rows(&mut rng, 160, row_bytes, 0.03);
+        let case = Case::new(&data, row_bytes, &fixed_width(w, groups, align_log2), 64, label.clone());
+        let entry = load(&case);
+        assert!(entry.uses_sparse_rows(), "{label}: no sparse table");
+        let n = case.rows();
+        let all: Vec<u64> = (0..n).rev().collect();
+        assert_eq!(
+            entry.gather(&all).unwrap(),
+            case.expected_rows(&all),
+            "{label}: every row"
+        );
+        let (random, _) = gather_rows(&mut rng, n);
+        assert_eq!(
+            entry.gather(&random).unwrap(),
+            case.expected_rows(&random),
+            "{label}: random rows"
+        );
+        // Damaged records: each row alone, as the CPU decodes it.
+        let (mut meta, mut payload) = (case.metas[0].clone(), case.payloads[0].clone());
+        for round in 0..3 {
+            testdata::flip_random_bits(&mut rng, &mut meta, &mut payload, 4 + 4 * round);
+            let damaged = HostKernels::new(row_bytes as u64, std::slice::from_ref(&meta), &[&payload])
+                .expect("structure unchanged, CRC fixed: loads");
+            // (The flips may reach the masks or group ids and take the chunk off the sparse path.)
+            if !damaged.uses_sparse_rows() {
+                continue;
+            }
+            sparse_rounds += 1;
+            for r in 0..meta.row_count {
+                let mut cpu = vec![0u8; row_bytes];
+                let cpu_res = decode_chunk_rows(&meta, &payload, &[r], DecoderKind::Oracle, &mut cpu);
+                match (cpu_res, damaged.gather(&[r as u64])) {
+                    (Ok(()), Ok(got)) => {
+                        assert_eq!(got, cpu, "{label} round {round} row {r}: bytes differ");
+                        decoded += 1;
+                    }
+                    (Err(c), Err(g)) => {
+                        assert_eq!(g.code(), Some(c.code), "{label} row {r}: CPU says {c}, kernel says {g}");
+                        rejected += 1;
+                    }
+                    (c, g) => panic!("{label} row {r}: CPU {c:?}, kernel {:?}", g.map(|_| ())),
+                }
+            }
+        }
+    }
+    assert!(
+        sparse_rounds >= 15,
+        "{sparse_rounds} of 21 damaged entries kept their sparse tables"
+    );
+    assert!(
+        decoded > 1000 && rejected > 40,
+        "decoded {decoded}, rejected {rejected}: too few of one kind"
+    );
+    println!(
+        "{decoded} rows of damaged entries decoded like the CPU, {rejected} rejected with its code \
+         ({sparse_rounds} of 21 entries)"
+    );
+}

@@ -324,16 +324,29 @@ fn check_decoded(got: &[u8], want: &[u8], what: &str) {
     }
 }
 
-/// `entry`'s gather of `rows` without its row spans (IBP_BENCH_AB_SPANS), the spans back on after.
-fn gather_without_spans<'a>(
+/// What the "raw zc" column times instead of the raw gather in an A/B run: the IBP gather without
+/// its flat row index (IBP_BENCH_AB_SPANS=1) or without its sparse tables (IBP_BENCH_AB_SPARSE=1).
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum AbColumn {
+    Spans,
+    Sparse,
+}
+
+/// `entry`'s gather of `rows` without what `ab` names, which is back on after.
+fn gather_ab<'a>(
     entry: &'a GpuEntry,
     rows: &CudaSlice<u64>,
     out: &mut CudaSlice<u8>,
     stream: &Arc<CudaStream>,
+    ab: AbColumn,
 ) -> PendingDecode<'a> {
-    entry.set_row_spans(false);
+    let set = |on| match ab {
+        AbColumn::Spans => entry.set_row_spans(on),
+        AbColumn::Sparse => entry.set_sparse_rows(on),
+    };
+    set(false);
     let pending = entry.gather_device_rows(rows, out, stream).unwrap();
-    entry.set_row_spans(true);
+    set(true);
     pending
 }
 
@@ -473,7 +486,15 @@ fn main() {
     // IBP_BENCH_AB_SPANS=1: the "raw zc" column times the IBP gather without its flat row index
     // (GpuEntry::set_row_spans), interleaved with the one with it (GPU_NOTES entry 50; run it with
     // IBP_GATHER_SPANS=1 so that every entry has one).
-    let ab_spans = std::env::var("IBP_BENCH_AB_SPANS").is_ok_and(|v| v == "1");
+    // IBP_BENCH_AB_SPARSE=1: the same without its sparse tables (GpuEntry::set_sparse_rows: entries
+    // with some go through ibp_gather instead of ibp_gather_sparse; GPU_NOTES entry 88).
+    let ab_column = if std::env::var("IBP_BENCH_AB_SPARSE").is_ok_and(|v| v == "1") {
+        Some(AbColumn::Sparse)
+    } else if std::env::var("IBP_BENCH_AB_SPANS").is_ok_and(|v| v == "1") {
+        Some(AbColumn::Spans)
+    } else {
+        None
+    };
     // IBP_BENCH_FEWER_RUNS=X (a fraction, or off): every dataset encoded with
     // `EncodeOptions::fewer_runs_within` X (A/B of positions merged to at most two or three runs of
     // free bits; off: the smallest masks).
@@ -503,8 +524,14 @@ fn main() {
     if !split_groups {
         println!("re-laid entries timed in one rotation of five methods with the file as stored (IBP_BENCH_GROUPS=0)");
     }
-    if ab_spans {
-        println!("A/B: the \"raw zc\" column is the IBP zero-copy gather without row spans (IBP_BENCH_AB_SPANS=1)");
+    match ab_column {
+        Some(AbColumn::Spans) => {
+            println!("A/B: the \"raw zc\" column is the IBP zero-copy gather without row spans (IBP_BENCH_AB_SPANS=1)")
+        }
+        Some(AbColumn::Sparse) => println!(
+            "A/B: the \"raw zc\" column is the IBP zero-copy gather without sparse tables (IBP_BENCH_AB_SPARSE=1)"
+        ),
+        None => {}
     }
     // Link check: one pinned 1 GiB H2D copy.
     {
@@ -669,16 +696,17 @@ fn main() {
                 let which = other as usize;
                 match m {
                     0 => Some(ent_h.gather_device_rows(rows_d, &mut out, &stream).unwrap()),
-                    1 if ab_spans => Some(gather_without_spans(&ent_h, rows_d, &mut out, &stream)),
+                    1 if ab_column.is_some() => Some(gather_ab(&ent_h, rows_d, &mut out, &stream, ab_column.unwrap())),
                     1 => {
                         raw_gather(&dev, Source::Pinned(&raw), rb as u64, rows_d, &mut out, &stream).unwrap();
                         None
                     }
-                    5 => Some(gather_without_spans(
+                    5 => Some(gather_ab(
                         &relaid.as_ref().unwrap().1,
                         rows_d,
                         &mut out,
                         &stream,
+                        ab_column.unwrap(),
                     )),
                     3 => Some(
                         relaid
@@ -711,7 +739,7 @@ fn main() {
                 let prepare = prepare_launches.then_some(&mut flush as Prepare<'_>);
                 let mut times = time_interleaved(&stream, reps, None, 3, prepare, &mut zc);
                 let prepare = prepare_launches.then_some(&mut flush as Prepare<'_>);
-                let relaid_group = [3, if ab_spans { 5 } else { 1 }, 4];
+                let relaid_group = [3, if ab_column.is_some() { 5 } else { 1 }, 4];
                 let mut b = time_interleaved(&stream, reps, None, 3, prepare, |m, other| zc(relaid_group[m], other))
                     .into_iter();
                 let (ibp_b, raw_b, ideal_b) = (b.next().unwrap(), b.next().unwrap(), b.next().unwrap());

@@ -1,0 +1,117 @@
+// ibp_gather/sparse_rows.cuh: gathers of sparse rows: a row as its group's Bitval words, with only its
+// exceptions decoded (spec 6.2).
+// Part of ibp_gather.cu, which includes its parts in order; each uses those before it.
+
+// ---- sparse rows -------------------------------------------------------------------------------
+//
+// In chunks whose positions mostly have no free bits (Mask covers the whole word: Cora's zeros, f32
+// rows at 5 % non-zero), a participating word at such a position has an empty field and is its Bitval
+// word. So a row is its group's Bitval words except at its exceptions: the words that do not
+// participate (W-bit fields), the words at positions with free bits, and the last word (checked for
+// bits above the row's end). Fields lie in the stream in word order, so the offsets need the field
+// lengths of the exceptions alone: no pass over every word, no scan per 32 words. The loader marks
+// the positions with free bits (a chunk's sparse table, ibp_build_tables: per group, one 32-bit word
+// per 32 positions, bit i of word r set when position 32r + i has free bits).
+//
+// decode_sparse_row gives the same bytes and the same first failure as decode_coded once the row has
+// been written as the Bitval words (fill_bitvals, by the caller while the record's loads are in
+// flight, then __syncwarp): it stores each exception's word over them.
+
+// Copies the first `bytes` bytes of the Bitval words at src to dst with the widest accesses both
+// allow (16, 8 or 4 bytes; 1 otherwise), several loads in flight per lane.
+__device__ __forceinline__ void fill_bitvals(ibp_u8* dst, const ibp_u8* src, ibp_u32 bytes, ibp_u32 lane) {
+    const ibp_u32 a = (ibp_u32)(((size_t)src) | ((size_t)dst));
+    if ((a & 15) == 0) {
+        warp_copy(dst, src, bytes, lane);
+    } else if ((a & 3) == 0) {
+        const ibp_u32 words = bytes >> 2;
+        const ibp_u32* s = (const ibp_u32*)src;
+        ibp_u32* d = (ibp_u32*)dst;
+        ibp_u32 i = lane;
+        for (; i + 96 < words; i += 128) {
+            const ibp_u32 x0 = __ldg(s + i), x1 = __ldg(s + i + 32), x2 = __ldg(s + i + 64), x3 = __ldg(s + i + 96);
+            d[i] = x0; d[i + 32] = x1; d[i + 64] = x2; d[i + 96] = x3;
+        }
+        for (; i < words; i += 32) d[i] = __ldg(s + i);
+        for (ibp_u32 t = (words << 2) + lane; t < bytes; t += 32) dst[t] = src[t];
+    } else {
+        for (ibp_u32 t = lane; t < bytes; t += 32) dst[t] = src[t];
+    }
+}
+
+// Decodes a staged coded record of n words of WB bytes (row_bytes bytes) whose group has the free
+// positions `free_words` (ceil(n / 32) words, see above) and the Mask/Bitval words at masks_p/bitvals_p,
+// over the row's Bitval words already at dst.
+template <int WB>
+__device__ __forceinline__ ibp_u32 decode_sparse_row(const SmemRecord& rec, ibp_u8* dst, const ibp_u32* free_words,
+                                                     const ibp_u8* masks_p, const ibp_u8* bitvals_p, ibp_u32 n,
+                                                     ibp_u32 row_bytes, ibp_u32 align_log2, ibp_u32 lane) {
+    typedef typename Word<WB>::T T;
+    typedef typename Word<WB>::R R;
+    const ibp_u32 W = WB * 8;
+    if (!words_fit_row(n, WB, row_bytes)) return IBP_STATUS_LAYOUT;
+    // Bit positions fit 32 bits: a record is at most 2^24 + 127 bytes (checked against raw_padded).
+    const ibp_u32 total_bits = (ibp_u32)(rec.len * 8);
+    if (n > total_bits) return IBP_STATUS_ROW_LENGTH;
+    const ibp_u32 last_bytes = row_bytes - (n - 1) * WB;  // 1 .. WB
+    const bool aligned = (((size_t)dst) & (WB - 1)) == 0;
+    const T* masks = (const T*)masks_p;
+    const T* bitvals = (const T*)bitvals_p;
+    const R wmask = (R)(WB == 8 ? ~0ull : (ibp_u64)low_mask32(W));
+    const ibp_u32 windows = (n + 31) >> 5;
+    ibp_u32 pos = n;  // stream bit of the next window group's first field
+    bool partial_bad = false;
+    for (ibp_u32 r0 = 0; r0 < windows; r0 += 32) {
+        // Lane: window r (positions 32r .. 32r + 31), its exceptions e, their field bits.
+        const ibp_u32 r = r0 + lane;
+        ibp_u32 pbits = 0, e = 0;
+        if (r < windows) {
+            pbits = rec.word32(r);  // participation bits 32r .. (bits at and above n: the stream's, masked off)
+            const ibp_u32 valid = (r + 1 == windows && (n & 31)) ? low_mask32(n & 31) : ~0u;
+            e = (~pbits | __ldg(free_words + r)) & valid;
+            if (r + 1 == windows) e |= 1u << ((n - 1) & 31);
+        }
+        ibp_u32 bits = 0;
+        for (ibp_u32 x = e; x != 0; x &= x - 1) {
+            const ibp_u32 i = (ibp_u32)__ffs((int)x) - 1;
+            const ibp_u32 j = 32 * r + i;
+            bits += ((pbits >> i) & 1u)
+                        ? W - (ibp_u32)(WB == 8 ? __popcll((ibp_u64)__ldg(masks + j)) : __popc((ibp_u32)__ldg(masks + j)))
+                        : W;
+        }
+        const ibp_u32 incl = warp_inclusive_scan(bits);
+        const ibp_u32 group_bits = __shfl_sync(FULL_MASK, incl, 31);
+        if (pos + group_bits > total_bits) return IBP_STATUS_ROW_LENGTH;
+        ibp_u32 s = pos + incl - bits;
+        for (ibp_u32 x = e; x != 0; x &= x - 1) {
+            const ibp_u32 i = (ibp_u32)__ffs((int)x) - 1;
+            const ibp_u32 j = 32 * r + i;
+            const bool p = (pbits >> i) & 1u;
+            const R m = p ? (R)__ldg(masks + j) : (R)0;
+            const ibp_u32 f = p ? W - (ibp_u32)(WB == 8 ? __popcll((ibp_u64)m) : __popc((ibp_u32)m)) : W;
+            const R v = WB == 8 ? (R)(rec.bits64(s) & low_mask64(f)) : (R)(rec.bits32(s) & low_mask32(f));
+            const R word = p ? (R)((R)__ldg(bitvals + j) | deposit(v, (R)(~m & wmask))) : v;
+            if (j + 1 == n) {
+                if (last_bytes < WB) partial_bad = (word >> (8 * last_bytes)) != 0;
+                store_word<WB>(dst, j, word, last_bytes, aligned);
+            } else {
+                store_word<WB>(dst, j, word, WB, aligned);
+            }
+            s += f;
+        }
+        pos += group_bits;
+    }
+    return coded_tail(rec, pos, align_log2, partial_bad, lane);
+}
+
+template <class Rec>
+__device__ __forceinline__ ibp_u32 decode_sparse_any(const Rec& rec, ibp_u8* dst, const ibp_u32* free_words,
+                                                     const ibp_u8* masks, const ibp_u8* bitvals, ibp_u32 n, ibp_u32 wb,
+                                                     ibp_u32 row_bytes, ibp_u32 align_log2, ibp_u32 lane) {
+    switch (wb) {
+        case 1: return decode_sparse_row<1>(rec, dst, free_words, masks, bitvals, n, row_bytes, align_log2, lane);
+        case 2: return decode_sparse_row<2>(rec, dst, free_words, masks, bitvals, n, row_bytes, align_log2, lane);
+        case 4: return decode_sparse_row<4>(rec, dst, free_words, masks, bitvals, n, row_bytes, align_log2, lane);
+        default: return decode_sparse_row<8>(rec, dst, free_words, masks, bitvals, n, row_bytes, align_log2, lane);
+    }
+}
