@@ -8,7 +8,8 @@
 // Launched once when an entry is loaded; a chunk whose Mask/Bitval words or table fall outside their
 // buffers is skipped (the loader never assigns such a chunk a table).
 // A chunk's sparse table (sparse_rows.cuh) at byte offset off: for each group g and window r of 32
-// positions, word g * ceil(n / 32) + r has bit i set when position 32r + i has free bits.
+// positions, word g * ceil(n / 32) + r has bit i set when position 32r + i has free bits or a non-zero
+// Bitval word.
 __device__ __forceinline__ void build_sparse_table(const IbpGatherParams& prm, const IbpChunk& ch, ibp_u64 off,
                                                    ibp_u64 tables_size) {
     const ibp_u32 n = ch.words_per_row, wb = ch.word_bytes;
@@ -25,14 +26,14 @@ __device__ __forceinline__ void build_sparse_table(const IbpGatherParams& prm, c
         ibp_u32 bits = 0;
         for (ibp_u32 i = 0; i < 32 && 32 * r + i < n; i++) {
             const ibp_u64 at = g * n + 32 * r + i;
-            ibp_u64 m;
+            ibp_u64 m, b;
             switch (wb) {
-                case 1: m = load_word<1>(masks, at); break;
-                case 2: m = load_word<2>(masks, at); break;
-                case 4: m = load_word<4>(masks, at); break;
-                default: m = load_word<8>(masks, at); break;
+                case 1: m = load_word<1>(masks, at); b = load_word<1>(masks + words_bytes, at); break;
+                case 2: m = load_word<2>(masks, at); b = load_word<2>(masks + words_bytes, at); break;
+                case 4: m = load_word<4>(masks, at); b = load_word<4>(masks + words_bytes, at); break;
+                default: m = load_word<8>(masks, at); b = load_word<8>(masks + words_bytes, at); break;
             }
-            if ((~m & full) != 0) bits |= 1u << i;
+            if ((~m & full) != 0 || b != 0) bits |= 1u << i;
         }
         out[t] = bits;
     }

@@ -1,50 +1,47 @@
-// ibp_gather/sparse_rows.cuh: gathers of sparse rows: a row as its group's Bitval words, with only its
-// exceptions decoded (spec 6.2).
+// ibp_gather/sparse_rows.cuh: gathers of sparse rows: a row as zeros with only its exceptions decoded
+// (spec 6.2).
 // Part of ibp_gather.cu, which includes its parts in order; each uses those before it.
 
 // ---- sparse rows -------------------------------------------------------------------------------
 //
-// In chunks whose positions mostly have no free bits (Mask covers the whole word: Cora's zeros, f32
-// rows at 5 % non-zero), a participating word at such a position has an empty field and is its Bitval
-// word. So a row is its group's Bitval words except at its exceptions: the words that do not
-// participate (W-bit fields), the words at positions with free bits, and the last word (checked for
-// bits above the row's end). Fields lie in the stream in word order, so the offsets need the field
-// lengths of the exceptions alone: no pass over every word, no scan per 32 words. The loader marks
-// the positions with free bits (a chunk's sparse table, ibp_build_tables: per group, one 32-bit word
-// per 32 positions, bit i of word r set when position 32r + i has free bits).
+// In chunks of sparse rows (Cora's one-hot features, f32 rows at 5 % non-zero) nearly every position
+// has no free bits (Mask covers the whole word) and a zero Bitval word, so a participating word there
+// has an empty field and is zero. A row is then zeros except at its exceptions: the words that do not
+// participate (W-bit fields), the words at the positions the loader marks (free bits or a non-zero
+// Bitval word: the chunk's sparse table, ibp_build_tables: per group, one 32-bit word per 32
+// positions, bit i of word r set for position 32r + i), and the last word (checked for bits above the
+// row's end). Fields lie in the stream in word order, so the exceptions' field lengths alone give the
+// offsets: no pass over every word, no scan per 32 words, and no Mask or Bitval word loaded but the
+// exceptions'.
 //
 // decode_sparse_row gives the same bytes and the same first failure as decode_coded once the row has
-// been written as the Bitval words (fill_bitvals, by the caller while the record's loads are in
-// flight, then __syncwarp): it stores each exception's word over them.
+// been zeroed (zero_row, by the caller while the record's loads are in flight, then __syncwarp): it
+// stores each exception's word over the zeros.
 
-// Copies the first `bytes` bytes of the Bitval words at src to dst with the widest accesses both
-// allow (16, 8 or 4 bytes; 1 otherwise), several loads in flight per lane.
-__device__ __forceinline__ void fill_bitvals(ibp_u8* dst, const ibp_u8* src, ibp_u32 bytes, ibp_u32 lane) {
-    const ibp_u32 a = (ibp_u32)(((size_t)src) | ((size_t)dst));
-    if ((a & 15) == 0) {
-        warp_copy(dst, src, bytes, lane);
-    } else if ((a & 3) == 0) {
-        const ibp_u32 words = bytes >> 2;
-        const ibp_u32* s = (const ibp_u32*)src;
-        ibp_u32* d = (ibp_u32*)dst;
-        ibp_u32 i = lane;
-        for (; i + 96 < words; i += 128) {
-            const ibp_u32 x0 = __ldg(s + i), x1 = __ldg(s + i + 32), x2 = __ldg(s + i + 64), x3 = __ldg(s + i + 96);
-            d[i] = x0; d[i + 32] = x1; d[i + 64] = x2; d[i + 96] = x3;
-        }
-        for (; i < words; i += 32) d[i] = __ldg(s + i);
-        for (ibp_u32 t = (words << 2) + lane; t < bytes; t += 32) dst[t] = src[t];
+// Zeroes `bytes` bytes at dst: 16-byte stores from the first 16-byte boundary on, 4-byte (else 1-byte)
+// stores before it and after the last.
+__device__ __forceinline__ void zero_row(ibp_u8* dst, ibp_u32 bytes, ibp_u32 lane) {
+    const ibp_u32 head = min(bytes, (ibp_u32)((16 - ((size_t)dst & 15)) & 15));
+    const ibp_u32 vecs = (bytes - head) >> 4;
+    uint4* const mid = (uint4*)(dst + head);
+    for (ibp_u32 i = lane; i < vecs; i += 32) mid[i] = make_uint4(0, 0, 0, 0);
+    const ibp_u32 tail = head + (vecs << 4);
+    if ((((size_t)dst | head | bytes) & 3) == 0) {
+        if (lane < (head >> 2)) ((ibp_u32*)dst)[lane] = 0;
+        if (lane < ((bytes - tail) >> 2)) ((ibp_u32*)(dst + tail))[lane] = 0;
     } else {
-        for (ibp_u32 t = lane; t < bytes; t += 32) dst[t] = src[t];
+        if (lane < head) dst[lane] = 0;
+        if (lane < bytes - tail) dst[tail + lane] = 0;
     }
 }
 
-// Decodes a staged coded record of n words of WB bytes (row_bytes bytes) whose group has the free
-// positions `free_words` (ceil(n / 32) words, see above) and the Mask/Bitval words at masks_p/bitvals_p,
-// over the row's Bitval words already at dst.
+// Decodes a staged coded record of n words of WB bytes (row_bytes bytes) whose group has the marked
+// positions `free_words` (ceil(n / 32) words, see above; free0: this lane's word of the first 32,
+// loaded by the caller) and the Mask/Bitval words at masks_p/bitvals_p, over the zeroed row at dst.
 template <int WB>
 __device__ __forceinline__ ibp_u32 decode_sparse_row(const SmemRecord& rec, ibp_u8* dst, const ibp_u32* free_words,
-                                                     const ibp_u8* masks_p, const ibp_u8* bitvals_p, ibp_u32 n,
+                                                     ibp_u32 free0, const ibp_u8* masks_p, const ibp_u8* bitvals_p,
+                                                     ibp_u32 n,
                                                      ibp_u32 row_bytes, ibp_u32 align_log2, ibp_u32 lane) {
     typedef typename Word<WB>::T T;
     typedef typename Word<WB>::R R;
@@ -68,7 +65,7 @@ __device__ __forceinline__ ibp_u32 decode_sparse_row(const SmemRecord& rec, ibp_
         if (r < windows) {
             pbits = rec.word32(r);  // participation bits 32r .. (bits at and above n: the stream's, masked off)
             const ibp_u32 valid = (r + 1 == windows && (n & 31)) ? low_mask32(n & 31) : ~0u;
-            e = (~pbits | __ldg(free_words + r)) & valid;
+            e = (~pbits | (r0 == 0 ? free0 : __ldg(free_words + r))) & valid;
             if (r + 1 == windows) e |= 1u << ((n - 1) & 31);
         }
         ibp_u32 bits = 0;
@@ -106,12 +103,12 @@ __device__ __forceinline__ ibp_u32 decode_sparse_row(const SmemRecord& rec, ibp_
 
 template <class Rec>
 __device__ __forceinline__ ibp_u32 decode_sparse_any(const Rec& rec, ibp_u8* dst, const ibp_u32* free_words,
-                                                     const ibp_u8* masks, const ibp_u8* bitvals, ibp_u32 n, ibp_u32 wb,
+                                                     ibp_u32 free0, const ibp_u8* masks, const ibp_u8* bitvals, ibp_u32 n, ibp_u32 wb,
                                                      ibp_u32 row_bytes, ibp_u32 align_log2, ibp_u32 lane) {
     switch (wb) {
-        case 1: return decode_sparse_row<1>(rec, dst, free_words, masks, bitvals, n, row_bytes, align_log2, lane);
-        case 2: return decode_sparse_row<2>(rec, dst, free_words, masks, bitvals, n, row_bytes, align_log2, lane);
-        case 4: return decode_sparse_row<4>(rec, dst, free_words, masks, bitvals, n, row_bytes, align_log2, lane);
-        default: return decode_sparse_row<8>(rec, dst, free_words, masks, bitvals, n, row_bytes, align_log2, lane);
+        case 1: return decode_sparse_row<1>(rec, dst, free_words, free0, masks, bitvals, n, row_bytes, align_log2, lane);
+        case 2: return decode_sparse_row<2>(rec, dst, free_words, free0, masks, bitvals, n, row_bytes, align_log2, lane);
+        case 4: return decode_sparse_row<4>(rec, dst, free_words, free0, masks, bitvals, n, row_bytes, align_log2, lane);
+        default: return decode_sparse_row<8>(rec, dst, free_words, free0, masks, bitvals, n, row_bytes, align_log2, lane);
     }
 }

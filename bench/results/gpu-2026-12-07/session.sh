@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Thirty-fifth session (2026-12-07): ibp_gather_sparse (rows of chunks with sparse tables decoded as
-# their exceptions over their Bitval words, GPU_NOTES entry 88) against the kernels that decode every
+# their exceptions over zeros, GPU_NOTES entry 88) against the kernels that decode every
 # word (ibp_gather, ibp_gather_split) on the same entries, interleaved in each run
 # (IBP_BENCH_AB_SPARSE=1: the "raw zc" column is the gather without sparse tables, so IBP/raw zc is
 # sparse / every word), on Cora and the f32 rows at 5 % non-zero, batches of 1K-64K rows, twice;
@@ -17,7 +17,7 @@ run_ab() {
         IBP_BENCH_AB_SPARSE=1 gab c_$i "" --only cora --no-synthetic
         IBP_BENCH_AB_SPARSE=1 gab s_$i "" --only f32-sparse --no-real-data
     done
-    grep -h -E "^\| (cora|f32-sparse)" /tmp/ab/*/bench.log | head -n 60 > /tmp/ab/rows.txt
+    grep -h -E "^(## |batch )" /tmp/ab/*/bench.log > /tmp/ab/rows.txt
     tar czf "$R/sparse.tgz" -C /tmp ab
 }
 session_part "${1:-ab}" run_ab

@@ -442,7 +442,7 @@ impl GpuEntry {
     }
 
     /// Whether a chunk has a sparse table, so that gathers go through `ibp_gather_sparse`: rows of
-    /// sparse chunks decoded as their exceptions over their Bitval words (`kernel_choice::table_offsets`).
+    /// sparse chunks decoded as their exceptions over zeros (`kernel_choice::table_offsets`).
     pub fn uses_sparse_rows(&self) -> bool {
         self.sparse_rows
     }

@@ -431,16 +431,16 @@ pub(crate) fn auto_tile_kernel(layout: &EntryLayout) -> TileKernel {
 }
 
 /// A chunk's table offset with this bit set locates a sparse table (`kernels/ibp_gather/sparse_rows.cuh`:
-/// per group, one 32-bit word per 32 positions marking the positions with free bits), not a decode
-/// table (`IBP_TABLE_SPARSE` in the kernels).
+/// per group, one 32-bit word per 32 positions marking those with free bits or a non-zero Bitval
+/// word), not a decode table (`IBP_TABLE_SPARSE` in the kernels).
 pub(crate) const SPARSE_TABLE_FLAG: u64 = 1 << 63;
 
-/// Whether `ibp_gather_sparse` decodes chunk `c`'s rows as exceptions over their Bitval words: a coded
-/// chunk of sparse rows, where the rows' groups have on average at most 1/8 of their positions with
-/// free bits (a participating word elsewhere is its Bitval word, with an empty field) and the records
-/// average at most W/4 stream bits per word beyond their participation bits (about 8 words of 32 with
-/// a field). Cora's rows and f32 rows at 5 % non-zero are such chunks; dense float rows are not.
-/// `IBP_GATHER_SPARSE=0` in the environment: no chunk (A/Bs).
+/// Whether `ibp_gather_sparse` decodes chunk `c`'s rows as exceptions over zeros: a coded chunk of
+/// sparse rows, where the rows' groups have on average at most 1/8 of their positions marked (free
+/// bits, or a non-zero Bitval word: a participating word elsewhere is zero, with an empty field) and
+/// the records average at most W/4 stream bits per word beyond their participation bits (about 8
+/// words of 32 with a field). Cora's rows and f32 rows at 5 % non-zero are such chunks; dense float
+/// rows are not. `IBP_GATHER_SPARSE=0` in the environment: no chunk (A/Bs).
 fn sparse_chunk(c: &crate::layout::ChunkDesc, meta: &[u8]) -> bool {
     static OFF: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     if *OFF.get_or_init(|| crate::device::env_u32("IBP_GATHER_SPARSE") == Some(0)) {
@@ -452,20 +452,24 @@ fn sparse_chunk(c: &crate::layout::ChunkDesc, meta: &[u8]) -> bool {
         return false;
     }
     let start = c.masks_offset as usize;
-    let Some(masks) = start.checked_add(groups * n * wb).and_then(|end| meta.get(start..end)) else {
+    let words_bytes = groups * n * wb;
+    let Some(words) = start.checked_add(2 * words_bytes).and_then(|end| meta.get(start..end)) else {
         return false;
+    };
+    let (masks, bitvals) = words.split_at(words_bytes);
+    let word = |bytes: &[u8]| {
+        let mut b = [0u8; 8];
+        b[..wb].copy_from_slice(bytes);
+        u64::from_le_bytes(b)
     };
     let word_mask = if wb >= 8 { u64::MAX } else { (1u64 << (8 * wb)) - 1 };
     let free_positions: Vec<u64> = masks
         .chunks_exact(n * wb)
-        .map(|group| {
-            group
-                .chunks_exact(wb)
-                .filter(|m| {
-                    let mut bytes = [0u8; 8];
-                    bytes[..wb].copy_from_slice(m);
-                    !u64::from_le_bytes(bytes) & word_mask != 0
-                })
+        .zip(bitvals.chunks_exact(n * wb))
+        .map(|(m, b)| {
+            m.chunks_exact(wb)
+                .zip(b.chunks_exact(wb))
+                .filter(|(m, b)| !word(m) & word_mask != 0 || word(b) != 0)
                 .count() as u64
         })
         .collect();

@@ -366,12 +366,14 @@ pub fn vector_row_entries(rng: &mut Rng, rows: usize) -> Vec<TestEntry> {
     out
 }
 
-/// Rows of `row_bytes` (a multiple of 4) mostly at `density` non-zero floats ([`sparse_rows`]), with
-/// one row in 20 of random bytes (stored raw) and one in 20 at 40 % non-zero (many exceptions per 32
-/// words): entries whose chunks get sparse tables (`ibp_gather_sparse`).
+/// Rows of `row_bytes` (a multiple of 4, at least 16) mostly at `density` non-zero floats
+/// ([`sparse_rows`]) with a constant 1.0 in float 3 (positions with a non-zero Bitval word), one row
+/// in 20 of random bytes (stored raw) and one in 20 at 40 % non-zero (many exceptions per 32 words):
+/// entries whose chunks get sparse tables (`ibp_gather_sparse`).
 pub fn mostly_sparse_rows(rng: &mut Rng, rows: usize, row_bytes: usize, density: f64) -> Vec<u8> {
     let mut data = sparse_rows(rng, rows, row_bytes, density);
     for (i, row) in data.chunks_exact_mut(row_bytes).enumerate() {
+        row[12..16].copy_from_slice(&1.0f32.to_le_bytes());
         match i % 20 {
             7 => row.iter_mut().for_each(|b| *b = rng.next_u64() as u8),
             13 => row.copy_from_slice(&sparse_rows(rng, 1, row_bytes, 0.4)),

@@ -769,7 +769,7 @@ fn sparse_rows_gather_as_exceptions_like_cpu() {
             );
         }
         let (mut meta, mut payload) = (case.metas[0].clone(), case.payloads[0].clone());
-        testdata::flip_random_bits(&mut rng, &mut meta, &mut payload, 12);
+        testdata::flip_random_bits(&mut rng, &mut meta, &mut payload, 24);
         let entry = GpuEntry::load(
             &dev,
             row_bytes as u64,

@@ -1199,9 +1199,9 @@ fn long_rows_of_many_vectors_match_cpu_decoder() {
     println!("long rows of many vectors: {decoded} damaged-entry rows decoded like the CPU, {rejected} rejected with its code");
 }
 
-/// `ibp_gather_sparse`: rows of chunks with sparse tables decoded as exceptions over their Bitval
-/// words (at every word width, partial last words, several groups, windows of more than 32 rounds of
-/// words), against the CPU decoder: gathers of every row and of random rows, then single-row gathers
+/// `ibp_gather_sparse`: rows of chunks with sparse tables decoded as exceptions over zeros (at every
+/// word width, partial last words, several groups, positions with a non-zero Bitval word, windows of
+/// more than 32 rounds of words), against the CPU decoder: gathers of every row and of random rows, then single-row gathers
 /// of damaged records (same bytes or the CPU's error code).
 #[test]
 fn sparse_rows_decode_as_exceptions_like_cpu() {
