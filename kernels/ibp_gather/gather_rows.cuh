@@ -271,10 +271,9 @@ __device__ __forceinline__ const ibp_u64* chunk_first_rows(const IbpGatherParams
 // The loop of ibp_gather (SPARSE false) and ibp_gather_sparse (true: rows with a sparse table are
 // zeroed while their record's loads are in flight, then only their exceptions decoded,
 // sparse_rows.cuh).
+// ibp_stage: the kernel's dynamic shared memory; first_rows_smem: its IBP_SMEM_CHUNKS chunk start rows.
 template <bool SPARSE>
-__device__ __forceinline__ void gather_rows(const IbpGatherParams& prm) {
-    IBP_DYNAMIC_SMEM(ibp_stage);
-    __shared__ ibp_u64 first_rows_smem[IBP_SMEM_CHUNKS];
+__device__ __forceinline__ void gather_rows(const IbpGatherParams& prm, ibp_u8* ibp_stage, ibp_u64* first_rows_smem) {
     const ibp_u32 lane = threadIdx.x & 31;
     const ibp_u32 warp = threadIdx.x >> 5;
     const ibp_u64 warps_total = (ibp_u64)gridDim.x * IBP_WARPS_PER_BLOCK;
@@ -311,11 +310,15 @@ __device__ __forceinline__ void gather_rows(const IbpGatherParams& prm) {
 
 extern "C" __global__ void __launch_bounds__(32 * IBP_WARPS_PER_BLOCK, IBP_GATHER_MIN_BLOCKS)
 ibp_gather(const IbpGatherParams prm) {
-    gather_rows<false>(prm);
+    IBP_DYNAMIC_SMEM(ibp_stage);
+    __shared__ ibp_u64 first_rows_smem[IBP_SMEM_CHUNKS];
+    gather_rows<false>(prm, ibp_stage, first_rows_smem);
 }
 
 // ibp_gather for entries with sparse tables (crates/ibp-gpu, kernel_choice::table_offsets).
 extern "C" __global__ void __launch_bounds__(32 * IBP_WARPS_PER_BLOCK, IBP_GATHER_MIN_BLOCKS)
 ibp_gather_sparse(const IbpGatherParams prm) {
-    gather_rows<true>(prm);
+    IBP_DYNAMIC_SMEM(ibp_stage);
+    __shared__ ibp_u64 first_rows_smem[IBP_SMEM_CHUNKS];
+    gather_rows<true>(prm, ibp_stage, first_rows_smem);
 }
