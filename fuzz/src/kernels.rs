@@ -1,7 +1,8 @@
 //! Property of the `kernels` target: the GPU decoder's kernels, compiled for the CPU and run there
 //! (ibp-gpu feature `host-kernels`), decode a container exactly when the CPU reference decoder does,
-//! to the same bytes; their three ways through each entry (the tile kernel it takes, the general
-//! tile kernel, `ibp_gather` of every row) agree; nothing panics. Kept out of `props` so that the
+//! to the same bytes; their ways through each entry (the tile kernel it takes, the general tile
+//! kernel, `ibp_gather` of every row, and `ibp_gather_sparse` of every row where the entry has sparse
+//! tables) agree; nothing panics. Kept out of `props` so that the
 //! workspace's ordinary tests, which include `props`, do not build the kernels (the host_kernels test
 //! of ibp-gpu replays this target's corpus).
 use crate::replay::{cpu_reference, several_defects_explain, with_fixed_crcs};

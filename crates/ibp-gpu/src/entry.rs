@@ -10,7 +10,7 @@ use crate::device::GpuDevice;
 use crate::error::{GpuError, GpuResult};
 use crate::kernel_choice::{
     auto_tile_kernel, build_tables, coded_words, decode_bound, gather_split_log2, has_sparse_tables, row_spans_wanted,
-    split_blocks, split_words, stage_bytes, table_offsets,
+    sparse_gathers_by_default, split_blocks, split_words, stage_bytes, table_offsets,
 };
 use crate::launch::{self, GatherParams};
 use crate::layout::EntryLayout;
@@ -219,9 +219,9 @@ pub struct GpuEntry {
     coded_words: u32,
     /// [`decode_bound`] of the layout (for `ibp_gather_split`).
     decode_bound: bool,
-    /// Whether a chunk has a sparse table (`kernel_choice::table_offsets`): gathers then go through
-    /// `ibp_gather_sparse`, one warp per request.
-    sparse_rows: bool,
+    /// Whether a chunk has a sparse table (`kernel_choice::table_offsets`): gathers can then go
+    /// through `ibp_gather_sparse`, one warp per request.
+    sparse_tables: bool,
     /// [`GpuEntry::set_sparse_rows`].
     use_sparse_rows: std::sync::atomic::AtomicBool,
     /// Chunks the loader re-laid raw ([`ChunkForm`]).
@@ -380,7 +380,7 @@ impl GpuEntry {
         let meta_ptr = meta.device_ptr(&stream).0;
         let anchors_ptr = anchors.device_ptr(&stream).0;
         let (table_offsets, tables_total) = table_offsets(&layout);
-        let sparse_rows = has_sparse_tables(&table_offsets);
+        let sparse_tables = has_sparse_tables(&table_offsets);
         let tables = build_tables(
             device,
             &stream,
@@ -429,8 +429,8 @@ impl GpuEntry {
             stage_bytes,
             coded_words,
             decode_bound,
-            sparse_rows,
-            use_sparse_rows: std::sync::atomic::AtomicBool::new(true),
+            sparse_tables,
+            use_sparse_rows: std::sync::atomic::AtomicBool::new(sparse_gathers_by_default()),
             relaid_chunks,
             status_pool: Mutex::new(Vec::new()),
             tile_cache: Mutex::new(None),
@@ -441,15 +441,22 @@ impl GpuEntry {
         })
     }
 
-    /// Whether a chunk has a sparse table, so that gathers go through `ibp_gather_sparse`: rows of
-    /// sparse chunks decoded as their exceptions over zeros (`kernel_choice::table_offsets`).
-    pub fn uses_sparse_rows(&self) -> bool {
-        self.sparse_rows
+    /// Whether a chunk has a sparse table (`kernel_choice::table_offsets`), so that gathers can go
+    /// through `ibp_gather_sparse`: rows of sparse chunks decoded as their exceptions over zeros.
+    pub fn has_sparse_tables(&self) -> bool {
+        self.sparse_tables
     }
 
-    /// Makes later gathers go through `ibp_gather_sparse` where the entry has sparse tables (`on`,
-    /// the default) or through the kernels of other entries, which decode every word (tests and
-    /// A/Bs: both give the same rows and the same errors).
+    /// Whether gathers go through `ibp_gather_sparse`: the entry has sparse tables and
+    /// [`GpuEntry::set_sparse_rows`] is on.
+    pub fn uses_sparse_rows(&self) -> bool {
+        self.sparse_tables && self.use_sparse_rows.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Makes later gathers go through `ibp_gather_sparse` where the entry has sparse tables (`on`) or
+    /// through the kernels of other entries, which decode every word (off, the default unless
+    /// `IBP_GATHER_SPARSE=1`: `kernel_choice::sparse_gathers_by_default`). Both give the same rows
+    /// and the same errors.
     pub fn set_sparse_rows(&self, on: bool) {
         self.use_sparse_rows.store(on, std::sync::atomic::Ordering::Relaxed);
     }
@@ -818,7 +825,7 @@ impl GpuEntry {
                     .map_err(GpuError::driver("launching ibp_gather_flat"))?
             }
             // Sparse rows are decoded by their exceptions, a warp each (bench/GPU_NOTES.md entry 88).
-            _ if self.sparse_rows && self.use_sparse_rows.load(std::sync::atomic::Ordering::Relaxed) => {
+            _ if self.uses_sparse_rows() => {
                 launch::gather(&self.device.gather_sparse_fn, stream, &p, self.device.blocks_for(count))
                     .map_err(GpuError::driver("launching ibp_gather_sparse"))?
             }

@@ -10,8 +10,8 @@
 use crate::chunk_form::ChunkForm;
 use crate::entry::{build_formed_layout, layout_params, read_entry};
 use crate::kernel_choice::{
-    auto_tile_kernel, coded_words, decode_bound, gather_split_log2, has_sparse_tables, split_blocks, split_words,
-    stage_bytes, table_offsets,
+    auto_tile_kernel, coded_words, decode_bound, gather_split_log2, has_sparse_tables, sparse_gathers_by_default,
+    split_blocks, split_words, stage_bytes, table_offsets,
 };
 use crate::launch::{self, GatherParams};
 use crate::pending::failure_error;
@@ -138,6 +138,8 @@ pub struct HostKernels {
     use_row_spans: bool,
     /// How the long-rows kernel spreads a range's rows ([`HostKernels::use_row_segments`]).
     row_segments: RowSegmentsSetting,
+    /// [`HostKernels::set_sparse_rows`].
+    use_sparse_rows: bool,
     stage_bytes: u32,
     /// The tile kernel the entry's chunks call for.
     auto_kernel: TileKernel,
@@ -173,6 +175,7 @@ impl HostKernels {
             tables: None,
             row_spans: layout.row_spans(),
             use_row_spans: true,
+            use_sparse_rows: sparse_gathers_by_default(),
             row_segments: RowSegmentsSetting::default(),
             stage_bytes: stage_bytes(&layout, SMEM_LIMIT),
             auto_kernel: auto_tile_kernel(&layout),
@@ -304,12 +307,23 @@ impl HostKernels {
         }
     }
 
-    /// Whether a chunk has a sparse table, so that gathers go through `ibp_gather_sparse` (as on the
-    /// device).
-    pub fn uses_sparse_rows(&self) -> bool {
+    /// Whether a chunk has a sparse table, so that gathers can go through `ibp_gather_sparse` (as on
+    /// the device).
+    pub fn has_sparse_tables(&self) -> bool {
         self.tables
             .as_ref()
             .is_some_and(|(_, offsets)| has_sparse_tables(offsets))
+    }
+
+    /// Whether gathers go through `ibp_gather_sparse`: sparse tables, and [`HostKernels::set_sparse_rows`] on.
+    pub fn uses_sparse_rows(&self) -> bool {
+        self.use_sparse_rows && self.has_sparse_tables()
+    }
+
+    /// Gathers through `ibp_gather_sparse` where the entry has sparse tables (`on`) or through the
+    /// other kernels, as `GpuEntry::set_sparse_rows` (off by default unless `IBP_GATHER_SPARSE=1`).
+    pub fn set_sparse_rows(&mut self, on: bool) {
+        self.use_sparse_rows = on;
     }
 
     /// `ibp_gather` of `rows` (indices checked by the kernel only, as
@@ -459,11 +473,12 @@ impl HostKernels {
 /// bytes) or `Err(code)` for the first rejection, as the CPU reader's `decode_bytes` reports it.
 pub type Decoded = Result<Vec<(String, Vec<u8>)>, ibp_format::ErrorCode>;
 
-/// What the kernels make of container `bytes`, each entry three ways: a whole-entry decode (the tile
+/// What the kernels make of container `bytes`, each entry several ways: a whole-entry decode (the tile
 /// kernel the entry takes, or `ibp_gather` for rows too long for a tile), the general tile kernel
-/// where that was the lean one, and `ibp_gather` of every row in reverse order. `Err(text)` when the
-/// three disagree (bytes, or one failing where another does not), or when a failure is not a data
-/// error: a fault of the kernels, whatever the input.
+/// where that was the lean one, and `ibp_gather` of every row in reverse order (and the same through
+/// `ibp_gather_sparse` where the entry has sparse tables). `Err(text)` when they disagree (bytes, or
+/// one failing where another does not), or when a failure is not a data error: a fault of the
+/// kernels, whatever the input.
 pub fn decode_container(bytes: &[u8]) -> Result<Decoded, String> {
     let mut reader = match ibp_codec::ContainerReader::open(std::io::Cursor::new(bytes)) {
         Ok(r) => r,
@@ -502,6 +517,17 @@ pub fn decode_container(bytes: &[u8]) -> Result<Decoded, String> {
             }
             (Err(_), Err(_)) => {}
             _ => return Err(format!("entry {e}: only one of ibp_gather and the range decode fails")),
+        }
+        // Entries with sparse tables: the same gather through ibp_gather_sparse (same rows, or the
+        // same first failing request and code).
+        if entry.has_sparse_tables() && !entry.uses_sparse_rows() {
+            let mut sparse_entry = entry;
+            sparse_entry.set_sparse_rows(true);
+            let sparse = sparse_entry.gather(&reversed);
+            let verdict = |r: &GpuResult<Vec<u8>>| r.as_ref().map_err(|e| e.to_string()).cloned();
+            if verdict(&sparse) != verdict(&gathered) {
+                return Err(format!("entry {e}: ibp_gather_sparse and ibp_gather disagree"));
+            }
         }
         match whole {
             Ok(bytes) => out.push((name, bytes)),

@@ -440,7 +440,8 @@ pub(crate) const SPARSE_TABLE_FLAG: u64 = 1 << 63;
 /// bits, or a non-zero Bitval word: a participating word elsewhere is zero, with an empty field) and
 /// the records average at most W/4 stream bits per word beyond their participation bits (about 8
 /// words of 32 with a field). Cora's rows and f32 rows at 5 % non-zero are such chunks; dense float
-/// rows are not. `IBP_GATHER_SPARSE=0` in the environment: no chunk (A/Bs).
+/// rows are not. `IBP_GATHER_SPARSE=0` in the environment: no chunk (A/Bs). Whether gathers use the
+/// tables: [`sparse_gathers_by_default`].
 fn sparse_chunk(c: &crate::layout::ChunkDesc, meta: &[u8]) -> bool {
     static OFF: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     if *OFF.get_or_init(|| crate::device::env_u32("IBP_GATHER_SPARSE") == Some(0)) {
@@ -487,6 +488,16 @@ fn sparse_chunk(c: &crate::layout::ChunkDesc, meta: &[u8]) -> bool {
     };
     let stream_bits_per_row = (c.payload_len.saturating_mul(8) / rows as u64).saturating_sub(n as u64);
     8 * row_free <= (rows * n) as u64 && stream_bits_per_row <= 2 * (n * wb) as u64
+}
+
+/// Whether gathers of entries with sparse tables go through `ibp_gather_sparse` from their load on
+/// (`GpuEntry::set_sparse_rows` changes it per entry): off unless `IBP_GATHER_SPARSE=1` in the
+/// environment. The first version of the kernel was timed on an H100 and gained nothing overall
+/// (bench/GPU_NOTES.md entry 88); the one here, which loads no metadata but its exceptions', has not
+/// been timed on a GPU yet, so it stays opt-in until it has.
+pub(crate) fn sparse_gathers_by_default() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| crate::device::env_u32("IBP_GATHER_SPARSE") == Some(1))
 }
 
 /// Bytes of chunk `c`'s sparse table: `G * ceil(n / 32)` 32-bit words, rounded up to 16.

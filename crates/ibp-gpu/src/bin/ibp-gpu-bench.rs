@@ -486,8 +486,9 @@ fn main() {
     // IBP_BENCH_AB_SPANS=1: the "raw zc" column times the IBP gather without its flat row index
     // (GpuEntry::set_row_spans), interleaved with the one with it (GPU_NOTES entry 50; run it with
     // IBP_GATHER_SPANS=1 so that every entry has one).
-    // IBP_BENCH_AB_SPARSE=1: the same without its sparse tables (GpuEntry::set_sparse_rows: entries
-    // with some go through ibp_gather instead of ibp_gather_sparse; GPU_NOTES entry 88).
+    // IBP_BENCH_AB_SPARSE=1: the IBP column with sparse gathers on, the "raw zc" column the same
+    // gather with them off (GpuEntry::set_sparse_rows: entries with sparse tables go through
+    // ibp_gather_sparse or ibp_gather / ibp_gather_split; GPU_NOTES entry 88).
     let ab_column = if std::env::var("IBP_BENCH_AB_SPARSE").is_ok_and(|v| v == "1") {
         Some(AbColumn::Sparse)
     } else if std::env::var("IBP_BENCH_AB_SPANS").is_ok_and(|v| v == "1") {
@@ -588,6 +589,10 @@ fn main() {
         let raw = early_raw.unwrap_or_else(raw_rows);
         let ent_h = GpuEntry::from_host(&dev, &host, PayloadHome::HostMapped).unwrap();
         let ent_d = GpuEntry::from_host(&dev, &host, PayloadHome::Device).unwrap();
+        if ab_column == Some(AbColumn::Sparse) {
+            ent_h.set_sparse_rows(true);
+            ent_d.set_sparse_rows(true);
+        }
         // The same file loaded with the chunks no cheaper to read coded kept raw (files written for
         // size; `+gpu` files already store those chunks raw).
         let relaid = (!ds.gpu)
