@@ -41,8 +41,7 @@ __device__ __forceinline__ void zero_row(ibp_u8* dst, ibp_u32 bytes, ibp_u32 lan
 template <int WB>
 __device__ __forceinline__ ibp_u32 decode_sparse_row(const SmemRecord& rec, ibp_u8* dst, const ibp_u32* free_words,
                                                      ibp_u32 free0, const ibp_u8* masks_p, const ibp_u8* bitvals_p,
-                                                     ibp_u32 n,
-                                                     ibp_u32 row_bytes, ibp_u32 align_log2, ibp_u32 lane) {
+                                                     ibp_u32 n, ibp_u32 row_bytes, ibp_u32 align_log2, ibp_u32 lane) {
     typedef typename Word<WB>::T T;
     typedef typename Word<WB>::R R;
     const ibp_u32 W = WB * 8;
@@ -101,10 +100,11 @@ __device__ __forceinline__ ibp_u32 decode_sparse_row(const SmemRecord& rec, ibp_
     return coded_tail(rec, pos, align_log2, partial_bad, lane);
 }
 
-template <class Rec>
-__device__ __forceinline__ ibp_u32 decode_sparse_any(const Rec& rec, ibp_u8* dst, const ibp_u32* free_words,
-                                                     ibp_u32 free0, const ibp_u8* masks, const ibp_u8* bitvals, ibp_u32 n, ibp_u32 wb,
-                                                     ibp_u32 row_bytes, ibp_u32 align_log2, ibp_u32 lane) {
+// decode_sparse_row for a word width of wb bytes.
+__device__ __forceinline__ ibp_u32 decode_sparse_any(const SmemRecord& rec, ibp_u8* dst, const ibp_u32* free_words,
+                                                     ibp_u32 free0, const ibp_u8* masks, const ibp_u8* bitvals,
+                                                     ibp_u32 n, ibp_u32 wb, ibp_u32 row_bytes, ibp_u32 align_log2,
+                                                     ibp_u32 lane) {
     switch (wb) {
         case 1: return decode_sparse_row<1>(rec, dst, free_words, free0, masks, bitvals, n, row_bytes, align_log2, lane);
         case 2: return decode_sparse_row<2>(rec, dst, free_words, free0, masks, bitvals, n, row_bytes, align_log2, lane);
