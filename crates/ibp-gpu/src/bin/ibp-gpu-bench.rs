@@ -332,7 +332,8 @@ enum AbColumn {
     Sparse,
 }
 
-/// `entry`'s gather of `rows` without what `ab` names, which is back on after.
+/// `entry`'s gather of `rows` without what `ab` names, which is back on after (the sparse A/B turns
+/// sparse gathers on for every entry at load, so "back on" is each entry's state there).
 fn gather_ab<'a>(
     entry: &'a GpuEntry,
     rows: &CudaSlice<u64>,
@@ -603,6 +604,10 @@ fn main() {
             .map(|h| {
                 let zc = GpuEntry::from_host(&dev, &h, PayloadHome::HostMapped).unwrap();
                 let dev_entry = GpuEntry::from_host(&dev, &h, PayloadHome::Device).unwrap();
+                if ab_column == Some(AbColumn::Sparse) {
+                    zc.set_sparse_rows(true);
+                    dev_entry.set_sparse_rows(true);
+                }
                 let kept = h.layout().chunks.iter().map(|c| c.payload_len).sum::<u64>();
                 let saved = 100.0 * (1.0 - kept as f64 / raw_len as f64);
                 (h, zc, dev_entry, saved)
