@@ -139,6 +139,19 @@ __device__ __forceinline__ void store_word(ibp_u8* dst, ibp_u32 j, typename Word
     for (ibp_u32 b = 0; b < nbytes; b++) p[b] = (ibp_u8)(w >> (8 * b));
 }
 
+// Stores word j of a row of n words (the last one partial: last_bytes of WB), noting in
+// partial_bad whether a partial last word has bits set above the row's bytes.
+template <int WB>
+__device__ __forceinline__ void store_row_word(ibp_u8* dst, ibp_u32 j, typename Word<WB>::R word, ibp_u32 n,
+                                               ibp_u32 last_bytes, bool aligned, bool& partial_bad) {
+    if (j + 1 == n) {
+        if (last_bytes < WB) partial_bad = (word >> (8 * last_bytes)) != 0;
+        store_word<WB>(dst, j, word, last_bytes, aligned);
+    } else {
+        store_word<WB>(dst, j, word, WB, aligned);
+    }
+}
+
 // Words j0 .. je - 1 (j0 a multiple of 32, je <= n) of a coded record of n words, read with their
 // Mask/Bitval words from masks/bitvals (the row's group), fields from stream bit pos on (pos
 // advances past them): E_ROW_LENGTH as soon as a round's fields would end past total_bits, before
@@ -191,12 +204,7 @@ __device__ __forceinline__ ibp_u32 decode_coded_span(const Rec& rec, ibp_u8* dst
             const ibp_u32 sb = pos + bits_a + (x >> 16) - fb;
             const R v = WB == 8 ? (R)(rec.bits64(sb) & low_mask64(fb)) : (R)(rec.bits32(sb) & low_mask32(fb));
             const R word = pb ? (R)(bb | deposit(v, (R)(~mb & wmask))) : v;
-            if (jb + 1 == n) {
-                if (last_bytes < WB) partial_bad = (word >> (8 * last_bytes)) != 0;
-                store_word<WB>(dst, jb, word, last_bytes, aligned);
-            } else {
-                store_word<WB>(dst, jb, word, WB, aligned);
-            }
+            store_row_word<WB>(dst, jb, word, n, last_bytes, aligned, partial_bad);
         }
         pos += bits_a + bits_b;
     }
@@ -235,12 +243,7 @@ __device__ __forceinline__ ibp_u32 decode_coded_span(const Rec& rec, ibp_u8* dst
                 const R wmask = (R)(WB == 8 ? ~0ull : (ibp_u64)low_mask32(W));
                 word = b | deposit(v, (R)(~m & wmask));
             }
-            if (j + 1 == n) {
-                if (last_bytes < WB) partial_bad = (word >> (8 * last_bytes)) != 0;
-                store_word<WB>(dst, j, word, last_bytes, aligned);
-            } else {
-                store_word<WB>(dst, j, word, WB, aligned);
-            }
+            store_row_word<WB>(dst, j, word, n, last_bytes, aligned, partial_bad);
         }
         pos += round_bits;
     }

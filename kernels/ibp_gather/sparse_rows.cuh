@@ -87,12 +87,7 @@ __device__ __forceinline__ ibp_u32 decode_sparse_row(const SmemRecord& rec, ibp_
             const ibp_u32 f = p ? W - (ibp_u32)(WB == 8 ? __popcll((ibp_u64)m) : __popc((ibp_u32)m)) : W;
             const R v = WB == 8 ? (R)(rec.bits64(s) & low_mask64(f)) : (R)(rec.bits32(s) & low_mask32(f));
             const R word = p ? (R)((R)__ldg(bitvals + j) | deposit(v, (R)(~m & wmask))) : v;
-            if (j + 1 == n) {
-                if (last_bytes < WB) partial_bad = (word >> (8 * last_bytes)) != 0;
-                store_word<WB>(dst, j, word, last_bytes, aligned);
-            } else {
-                store_word<WB>(dst, j, word, WB, aligned);
-            }
+            store_row_word<WB>(dst, j, word, n, last_bytes, aligned, partial_bad);
             s += f;
         }
         pos += group_bits;

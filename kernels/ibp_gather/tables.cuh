@@ -201,18 +201,6 @@ __device__ __forceinline__ typename Word<WB>::R table_word(const ibp_u32* w, ibp
     return table_word_bits<WB, MULTI>(xl, xh, p, tm, ti);
 }
 
-// Stores word j of a row of n words (the last one partial: last_bytes of WB), noting whether a
-// partial last word has bits set above the row's bytes.
-template <int WB>
-__device__ __forceinline__ void table_store(ibp_u8* dst, ibp_u32 j, typename Word<WB>::R word, ibp_u32 n,
-                                            ibp_u32 last_bytes, bool aligned, bool& partial_bad) {
-    if (j + 1 == n) {
-        if (last_bytes < WB) partial_bad = (word >> (8 * last_bytes)) != 0;
-        store_word<WB>(dst, j, word, last_bytes, aligned);
-    } else {
-        store_word<WB>(dst, j, word, WB, aligned);
-    }
-}
 
 #ifndef IBP_TAIL_WORDS
 #define IBP_TAIL_WORDS 1  // padding checked 32 bits per lane (1) or a byte per lane (0)
@@ -282,9 +270,9 @@ __device__ __forceinline__ ibp_u32 decode_table_span(const ibp_u32* w, ibp_u32 b
         const typename Word<WB>::R word_a = table_word<WB>(w, sa, pa, tma, tia);
         if (active_b) {
             const typename Word<WB>::R word_b = table_word<WB>(w, sb, pb, tmb, tib);
-            table_store<WB>(dst, jb, word_b, n, last_bytes, aligned, partial_bad);
+            store_row_word<WB>(dst, jb, word_b, n, last_bytes, aligned, partial_bad);
         }
-        table_store<WB>(dst, ja, word_a, n, last_bytes, aligned, partial_bad);
+        store_row_word<WB>(dst, ja, word_a, n, last_bytes, aligned, partial_bad);
         pos += bits_a + bits_b;
     }
 #endif
@@ -302,7 +290,7 @@ __device__ __forceinline__ ibp_u32 decode_table_span(const ibp_u32* w, ibp_u32 b
         if (pos + round_bits > total_bits) return IBP_STATUS_ROW_LENGTH;
         if (active) {
             const typename Word<WB>::R word = table_word<WB>(w, base + pos + (x - f), p, tm, ti);
-            table_store<WB>(dst, j, word, n, last_bytes, aligned, partial_bad);
+            store_row_word<WB>(dst, j, word, n, last_bytes, aligned, partial_bad);
         }
         pos += round_bits;
     }

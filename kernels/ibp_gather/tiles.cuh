@@ -160,7 +160,7 @@ __device__ __forceinline__ void decode_small_rows(const IbpGatherParams& prm, co
             ibp_u8* dst = prm.out + (t.k0 + row) * (ibp_u64)row_bytes;
             const bool aligned = (((size_t)dst) & (WB - 1)) == 0;
             const typename Word<WB>::R word = table_word<WB>(w, base + min(r, total_bits), p, tm, ti);
-            table_store<WB>(dst, j, word, n, last_bytes, aligned, partial_bad);
+            store_row_word<WB>(dst, j, word, n, last_bytes, aligned, partial_bad);
         }
         const ibp_u32 T = __shfl_sync(FULL_MASK, end, (seg << seg_log2) + n - 1);  // stream bits used
         if (row_ok && !raw && code == IBP_STATUS_OK) {
