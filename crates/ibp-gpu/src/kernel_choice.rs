@@ -117,6 +117,22 @@ pub(crate) fn stage_bytes(layout: &EntryLayout, smem_limit: u32) -> u32 {
     ((max_raw + 15) & !15).saturating_add(48).min(budget) as u32
 }
 
+/// A Mask or Bitval word read from its `1..=8` little-endian bytes of a chunk's metadata.
+fn le_word(bytes: &[u8]) -> u64 {
+    let mut word = [0u8; 8];
+    word[..bytes.len()].copy_from_slice(bytes);
+    u64::from_le_bytes(word)
+}
+
+/// The bits of a word of `wb` bytes (`1..=8`).
+fn word_bits_mask(wb: usize) -> u64 {
+    if wb >= 8 {
+        u64::MAX
+    } else {
+        (1u64 << (8 * wb)) - 1
+    }
+}
+
 /// Whether at least half of a chunk's positions have free bits (`~Mask` within the word) that form
 /// more than one run in a 32-bit half: there the table saves `ibp_gather` a deposit loop per word
 /// (float data: sign bit and mantissa). Where free bits form single runs (sparse data, one-hot
@@ -129,7 +145,7 @@ fn deposit_heavy(c: &crate::layout::ChunkDesc, meta: &[u8]) -> bool {
     let Some(masks) = meta.get(start..start + entries * wb) else {
         return false;
     };
-    let word_mask = if wb >= 8 { u64::MAX } else { (1u64 << (8 * wb)) - 1 };
+    let word_mask = word_bits_mask(wb);
     let several_runs = |half: u32| {
         let t = half >> half.trailing_zeros().min(31);
         half != 0 && (t & t.wrapping_add(1)) != 0
@@ -137,9 +153,7 @@ fn deposit_heavy(c: &crate::layout::ChunkDesc, meta: &[u8]) -> bool {
     let multi = masks
         .chunks_exact(wb)
         .filter(|m| {
-            let mut bytes = [0u8; 8];
-            bytes[..wb].copy_from_slice(m);
-            let free = !u64::from_le_bytes(bytes) & word_mask;
+            let free = !le_word(m) & word_mask;
             several_runs(free as u32) || several_runs((free >> 32) as u32)
         })
         .count();
@@ -458,19 +472,14 @@ fn sparse_chunk(c: &crate::layout::ChunkDesc, meta: &[u8]) -> bool {
         return false;
     };
     let (masks, bitvals) = words.split_at(words_bytes);
-    let word = |bytes: &[u8]| {
-        let mut b = [0u8; 8];
-        b[..wb].copy_from_slice(bytes);
-        u64::from_le_bytes(b)
-    };
-    let word_mask = if wb >= 8 { u64::MAX } else { (1u64 << (8 * wb)) - 1 };
+    let word_mask = word_bits_mask(wb);
     let free_positions: Vec<u64> = masks
         .chunks_exact(n * wb)
         .zip(bitvals.chunks_exact(n * wb))
         .map(|(m, b)| {
             m.chunks_exact(wb)
                 .zip(b.chunks_exact(wb))
-                .filter(|(m, b)| !word(m) & word_mask != 0 || word(b) != 0)
+                .filter(|(m, b)| !le_word(m) & word_mask != 0 || le_word(b) != 0)
                 .count() as u64
         })
         .collect();
