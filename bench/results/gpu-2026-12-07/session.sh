@@ -8,6 +8,8 @@
 # Here: `bash tools/gpu-run.sh --prepare`; on the device (carry .devrun):
 #   bash bench/results/gpu-2026-12-07/session.sh first   # the A/B (sparse.tgz), then the full run
 #   bash bench/results/gpu-2026-12-07/session.sh ab      # the A/B alone
+#   bash bench/results/gpu-2026-12-07/session.sh full    # the full run alone (thirty-sixth session:
+#                                                        # sparse gathers the default from 1 KiB rows)
 set -u
 . tools/gpu-ab-lib.sh
 run_ab() {

@@ -381,6 +381,7 @@ impl GpuEntry {
         let anchors_ptr = anchors.device_ptr(&stream).0;
         let (table_offsets, tables_total) = table_offsets(&layout);
         let sparse_tables = has_sparse_tables(&table_offsets);
+        let sparse_by_default = sparse_gathers_by_default(layout.row_bytes);
         let tables = build_tables(
             device,
             &stream,
@@ -430,7 +431,7 @@ impl GpuEntry {
             coded_words,
             decode_bound,
             sparse_tables,
-            use_sparse_rows: std::sync::atomic::AtomicBool::new(sparse_gathers_by_default()),
+            use_sparse_rows: std::sync::atomic::AtomicBool::new(sparse_by_default),
             relaid_chunks,
             status_pool: Mutex::new(Vec::new()),
             tile_cache: Mutex::new(None),
@@ -454,9 +455,9 @@ impl GpuEntry {
     }
 
     /// Makes later gathers go through `ibp_gather_sparse` where the entry has sparse tables (`on`) or
-    /// through the kernels of other entries, which decode every word (off, the default unless
-    /// `IBP_GATHER_SPARSE=1`: `kernel_choice::sparse_gathers_by_default`). Both give the same rows
-    /// and the same errors.
+    /// through the kernels of other entries, which decode every word (off). The default from the
+    /// load on: on for rows of at least [`crate::SPARSE_GATHER_MIN_ROW_BYTES`]
+    /// (`kernel_choice::sparse_gathers_by_default`). Both give the same rows and the same errors.
     pub fn set_sparse_rows(&self, on: bool) {
         self.use_sparse_rows.store(on, std::sync::atomic::Ordering::Relaxed);
     }

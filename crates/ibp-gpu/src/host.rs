@@ -175,7 +175,7 @@ impl HostKernels {
             tables: None,
             row_spans: layout.row_spans(),
             use_row_spans: true,
-            use_sparse_rows: sparse_gathers_by_default(),
+            use_sparse_rows: sparse_gathers_by_default(layout.row_bytes),
             row_segments: RowSegmentsSetting::default(),
             stage_bytes: stage_bytes(&layout, SMEM_LIMIT),
             auto_kernel: auto_tile_kernel(&layout),
@@ -321,7 +321,8 @@ impl HostKernels {
     }
 
     /// Gathers through `ibp_gather_sparse` where the entry has sparse tables (`on`) or through the
-    /// other kernels, as `GpuEntry::set_sparse_rows` (off by default unless `IBP_GATHER_SPARSE=1`).
+    /// other kernels, as `GpuEntry::set_sparse_rows` (on by default for rows of at least
+    /// [`crate::SPARSE_GATHER_MIN_ROW_BYTES`]).
     pub fn set_sparse_rows(&mut self, on: bool) {
         self.use_sparse_rows = on;
     }
@@ -518,14 +519,14 @@ pub fn decode_container(bytes: &[u8]) -> Result<Decoded, String> {
             (Err(_), Err(_)) => {}
             _ => return Err(format!("entry {e}: only one of ibp_gather and the range decode fails")),
         }
-        // Entries with sparse tables: the same gather through ibp_gather_sparse (same rows, or the
-        // same first failing request and code).
-        if entry.has_sparse_tables() && !entry.uses_sparse_rows() {
-            let mut sparse_entry = entry;
-            sparse_entry.set_sparse_rows(true);
-            let sparse = sparse_entry.gather(&reversed);
+        // Entries with sparse tables: the same gather through the other path (ibp_gather_sparse, or
+        // the kernels that decode every word): same rows, or the same first failing request and code.
+        if entry.has_sparse_tables() {
+            let mut other_path = entry;
+            other_path.set_sparse_rows(!other_path.uses_sparse_rows());
+            let other = other_path.gather(&reversed);
             let verdict = |r: &GpuResult<Vec<u8>>| r.as_ref().map_err(|e| e.to_string()).cloned();
-            if verdict(&sparse) != verdict(&gathered) {
+            if verdict(&other) != verdict(&gathered) {
                 return Err(format!("entry {e}: ibp_gather_sparse and ibp_gather disagree"));
             }
         }

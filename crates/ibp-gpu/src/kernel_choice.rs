@@ -499,14 +499,20 @@ fn sparse_chunk(c: &crate::layout::ChunkDesc, meta: &[u8]) -> bool {
     8 * row_free <= (rows * n) as u64 && stream_bits_per_row <= 2 * (n * wb) as u64
 }
 
-/// Whether gathers of entries with sparse tables go through `ibp_gather_sparse` from their load on
-/// (`GpuEntry::set_sparse_rows` changes it per entry): off unless `IBP_GATHER_SPARSE=1` in the
-/// environment. The first version of the kernel was timed on an H100 and gained nothing overall
-/// (bench/GPU_NOTES.md entry 88); the one here, which loads no metadata but its exceptions', has not
-/// been timed on a GPU yet, so it stays opt-in until it has.
-pub(crate) fn sparse_gathers_by_default() -> bool {
-    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ON.get_or_init(|| crate::device::env_u32("IBP_GATHER_SPARSE") == Some(1))
+/// Rows of at least this many bytes gather through `ibp_gather_sparse` by default where their
+/// entry has sparse tables. On an H100, interleaved with the kernels that decode every word
+/// (bench/GPU_NOTES.md entry 89), it gathered Cora's 5.7 KiB rows 1.06-1.17x as fast and f32 rows
+/// at 5 % non-zero of 4 KiB 1.04-1.14x, of 1 KiB 1.00-1.06x; rows of 256 B went 0.86-0.96x.
+pub const SPARSE_GATHER_MIN_ROW_BYTES: u64 = 1024;
+
+/// Whether gathers of an entry of `row_bytes` rows with sparse tables go through
+/// `ibp_gather_sparse` from its load on (`GpuEntry::set_sparse_rows` changes it per entry): rows of
+/// at least [`SPARSE_GATHER_MIN_ROW_BYTES`]. `IBP_GATHER_SPARSE=1` in the environment: every entry
+/// with sparse tables (`=0`: no entry has any, [`sparse_chunk`]).
+pub(crate) fn sparse_gathers_by_default(row_bytes: u64) -> bool {
+    static ALL: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ALL.get_or_init(|| crate::device::env_u32("IBP_GATHER_SPARSE") == Some(1))
+        || row_bytes >= SPARSE_GATHER_MIN_ROW_BYTES
 }
 
 /// Bytes of chunk `c`'s sparse table: `G * ceil(n / 32)` 32-bit words, rounded up to 16.
@@ -959,6 +965,9 @@ mod tests {
             let l = layout_of(&dense, row_bytes, w, 1, 64);
             assert!(!has_sparse_tables(&table_offsets(&l).0), "{w:?} {row_bytes}");
         }
+        // Gathers take the sparse path by default from rows of SPARSE_GATHER_MIN_ROW_BYTES on.
+        assert!(sparse_gathers_by_default(SPARSE_GATHER_MIN_ROW_BYTES));
+        assert!(!sparse_gathers_by_default(SPARSE_GATHER_MIN_ROW_BYTES - 1));
     }
 
     #[test]

@@ -752,6 +752,11 @@ fn sparse_rows_gather_as_exceptions_like_cpu() {
         for home in [PayloadHome::Device, PayloadHome::HostMapped] {
             let entry = load(&case, &dev, home);
             assert!(entry.has_sparse_tables(), "{label}: no sparse table");
+            assert_eq!(
+                entry.uses_sparse_rows(),
+                row_bytes as u64 >= ibp_gpu::SPARSE_GATHER_MIN_ROW_BYTES,
+                "{label}: default path"
+            );
             entry.set_sparse_rows(true);
             for rows in [&all, &random, &many] {
                 assert_eq!(

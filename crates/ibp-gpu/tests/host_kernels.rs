@@ -1194,6 +1194,11 @@ fn sparse_rows_decode_as_exceptions_like_cpu() {
         let case = Case::new(&data, row_bytes, &fixed_width(w, groups, align_log2), 64, label.clone());
         let mut entry = load(&case);
         assert!(entry.has_sparse_tables(), "{label}: no sparse table");
+        assert_eq!(
+            entry.uses_sparse_rows(),
+            row_bytes as u64 >= ibp_gpu::SPARSE_GATHER_MIN_ROW_BYTES,
+            "{label}: default path"
+        );
         entry.set_sparse_rows(true);
         let n = case.rows();
         let all: Vec<u64> = (0..n).rev().collect();
