@@ -502,7 +502,7 @@ fn sparse_chunk(c: &crate::layout::ChunkDesc, meta: &[u8]) -> bool {
 /// Rows of at least this many bytes gather through `ibp_gather_sparse` by default where their
 /// entry has sparse tables. On an H100, interleaved with the kernels that decode every word
 /// (bench/GPU_NOTES.md entry 89), it gathered Cora's 5.7 KiB rows 1.06-1.17x as fast and f32 rows
-/// at 5 % non-zero of 4 KiB 1.04-1.14x, of 1 KiB 1.00-1.06x; rows of 256 B went 0.86-0.96x.
+/// at 5 % non-zero of 4 KiB 1.04-1.14x, of 1 KiB 0.99-1.06x; rows of 256 B went 0.86-0.96x.
 pub const SPARSE_GATHER_MIN_ROW_BYTES: u64 = 1024;
 
 /// Whether gathers of an entry of `row_bytes` rows with sparse tables go through
