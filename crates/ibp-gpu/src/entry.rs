@@ -381,7 +381,7 @@ impl GpuEntry {
         let anchors_ptr = anchors.device_ptr(&stream).0;
         let (table_offsets, tables_total) = table_offsets(&layout);
         let sparse_tables = has_sparse_tables(&table_offsets);
-        let sparse_by_default = sparse_gathers_by_default(layout.row_bytes);
+        let sparse_by_default = sparse_gathers_by_default(&layout, &table_offsets);
         let tables = build_tables(
             device,
             &stream,
@@ -456,8 +456,9 @@ impl GpuEntry {
 
     /// Makes later gathers go through `ibp_gather_sparse` where the entry has sparse tables (`on`) or
     /// through the kernels of other entries, which decode every word (off). The default from the
-    /// load on: on for rows of at least [`crate::SPARSE_GATHER_MIN_ROW_BYTES`]
-    /// (`kernel_choice::sparse_gathers_by_default`). Both give the same rows and the same errors.
+    /// load on: on for rows of at least [`crate::SPARSE_GATHER_MIN_ROW_BYTES`], at least half of them
+    /// in chunks with sparse tables (`kernel_choice::sparse_gathers_by_default`). Both give the same
+    /// rows and the same errors.
     pub fn set_sparse_rows(&self, on: bool) {
         self.use_sparse_rows.store(on, std::sync::atomic::Ordering::Relaxed);
     }

@@ -175,13 +175,14 @@ impl HostKernels {
             tables: None,
             row_spans: layout.row_spans(),
             use_row_spans: true,
-            use_sparse_rows: sparse_gathers_by_default(layout.row_bytes),
+            use_sparse_rows: false,
             row_segments: RowSegmentsSetting::default(),
             stage_bytes: stage_bytes(&layout, SMEM_LIMIT),
             auto_kernel: auto_tile_kernel(&layout),
             layout,
         };
         let (offsets, total) = table_offsets(&entry.layout);
+        entry.use_sparse_rows = sparse_gathers_by_default(&entry.layout, &offsets);
         if total > 0 {
             entry.tables = Some((Aligned::zeroed(total as usize), offsets));
             entry.build_tables();
@@ -321,8 +322,8 @@ impl HostKernels {
     }
 
     /// Gathers through `ibp_gather_sparse` where the entry has sparse tables (`on`) or through the
-    /// other kernels, as `GpuEntry::set_sparse_rows` (on by default for rows of at least
-    /// [`crate::SPARSE_GATHER_MIN_ROW_BYTES`]).
+    /// other kernels, as `GpuEntry::set_sparse_rows` (the same default: rows of at least
+    /// [`crate::SPARSE_GATHER_MIN_ROW_BYTES`], mostly in chunks with sparse tables).
     pub fn set_sparse_rows(&mut self, on: bool) {
         self.use_sparse_rows = on;
     }

@@ -505,14 +505,25 @@ fn sparse_chunk(c: &crate::layout::ChunkDesc, meta: &[u8]) -> bool {
 /// at 5 % non-zero of 4 KiB 1.04-1.14x, of 1 KiB 0.99-1.06x; rows of 256 B went 0.86-0.96x.
 pub const SPARSE_GATHER_MIN_ROW_BYTES: u64 = 1024;
 
-/// Whether gathers of an entry of `row_bytes` rows with sparse tables go through
+/// Whether gathers of `layout`, whose chunks have tables at `offsets` ([`table_offsets`]), go through
 /// `ibp_gather_sparse` from its load on (`GpuEntry::set_sparse_rows` changes it per entry): rows of
-/// at least [`SPARSE_GATHER_MIN_ROW_BYTES`]. `IBP_GATHER_SPARSE=1` in the environment: every entry
-/// with sparse tables (`=0`: no entry has any, [`sparse_chunk`]).
-pub(crate) fn sparse_gathers_by_default(row_bytes: u64) -> bool {
+/// at least [`SPARSE_GATHER_MIN_ROW_BYTES`], at least half of them in chunks with a sparse table
+/// (the kernel never splits a row over warps, so the other rows lose `ibp_gather_split` at small
+/// batches). `IBP_GATHER_SPARSE=1` in the environment: every entry with sparse tables (`=0`: no
+/// entry has any, [`sparse_chunk`]).
+pub(crate) fn sparse_gathers_by_default(layout: &EntryLayout, offsets: &[u64]) -> bool {
     static ALL: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ALL.get_or_init(|| crate::device::env_u32("IBP_GATHER_SPARSE") == Some(1))
-        || row_bytes >= SPARSE_GATHER_MIN_ROW_BYTES
+    if *ALL.get_or_init(|| crate::device::env_u32("IBP_GATHER_SPARSE") == Some(1)) {
+        return true;
+    }
+    let sparse_rows: u64 = layout
+        .chunks
+        .iter()
+        .zip(offsets)
+        .filter(|(_, &o)| o != u64::MAX && o & SPARSE_TABLE_FLAG != 0)
+        .map(|(c, _)| c.row_count as u64)
+        .sum();
+    layout.row_bytes >= SPARSE_GATHER_MIN_ROW_BYTES && sparse_rows > 0 && 2 * sparse_rows >= layout.row_count
 }
 
 /// Bytes of chunk `c`'s sparse table: `G * ceil(n / 32)` 32-bit words, rounded up to 16.
@@ -965,9 +976,50 @@ mod tests {
             let l = layout_of(&dense, row_bytes, w, 1, 64);
             assert!(!has_sparse_tables(&table_offsets(&l).0), "{w:?} {row_bytes}");
         }
-        // Gathers take the sparse path by default from rows of SPARSE_GATHER_MIN_ROW_BYTES on.
-        assert!(sparse_gathers_by_default(SPARSE_GATHER_MIN_ROW_BYTES));
-        assert!(!sparse_gathers_by_default(SPARSE_GATHER_MIN_ROW_BYTES - 1));
+    }
+
+    #[test]
+    fn gathers_take_the_sparse_path_for_mostly_sparse_rows_of_at_least_1_kib() {
+        if std::env::var_os("IBP_GATHER_SPARSE").is_some() {
+            println!("IBP_GATHER_SPARSE is set: the default policy is not in force, not checked");
+            return;
+        }
+        let mut rng = Rng::new(8);
+        let w = ibp_format::WordWidth::W32;
+        let default_for = |kinds: &[bool], row_bytes: usize, rng: &mut Rng| {
+            // Chunks of 64 rows, each sparse (3 % non-zero) or dense floats.
+            let mut data = Vec::new();
+            for &sparse in kinds {
+                data.extend(if sparse {
+                    sparse_rows(rng, 64, row_bytes, 0.03)
+                } else {
+                    float_rows(rng, 64, row_bytes, 1.0, 0)
+                });
+            }
+            let l = layout_of(&data, row_bytes, w, 1, 64);
+            let (offsets, _) = table_offsets(&l);
+            assert_eq!(
+                offsets
+                    .iter()
+                    .map(|&o| o != u64::MAX && o & SPARSE_TABLE_FLAG != 0)
+                    .collect::<Vec<_>>(),
+                kinds,
+                "{row_bytes} B: sparse tables where the rows are sparse"
+            );
+            sparse_gathers_by_default(&l, &offsets)
+        };
+        let min = SPARSE_GATHER_MIN_ROW_BYTES as usize;
+        assert!(default_for(&[true, true], min, &mut rng));
+        assert!(
+            !default_for(&[true, true], min - 4, &mut rng),
+            "rows shorter than the minimum"
+        );
+        assert!(default_for(&[true, false], 2 * min, &mut rng), "half the rows sparse");
+        assert!(
+            !default_for(&[true, false, false], 2 * min, &mut rng),
+            "a third of the rows sparse"
+        );
+        assert!(!default_for(&[false, false], 2 * min, &mut rng), "no sparse table");
     }
 
     #[test]
