@@ -631,8 +631,7 @@ mod tests {
 
     #[test]
     fn loads_give_rows_of_128_bytes_and_more_a_flat_row_index() {
-        if std::env::var_os("IBP_GATHER_SPANS").is_some() {
-            println!("IBP_GATHER_SPANS is set: the default policy is not in force, not checked");
+        if crate::testdata::default_overridden(&["IBP_GATHER_SPANS"]) {
             return;
         }
         let mut rng = Rng::new(5);
@@ -760,8 +759,7 @@ mod tests {
 
     #[test]
     fn long_rows_kernel_only_for_mostly_invariant_rows() {
-        if std::env::var_os("IBP_LEAN_LONG").is_some() {
-            println!("IBP_LEAN_LONG is set: the default choice is not in force, not checked");
+        if crate::testdata::default_overridden(&["IBP_LEAN_LONG"]) {
             return;
         }
         let mut rng = Rng::new(8);
@@ -945,8 +943,7 @@ mod tests {
 
     #[test]
     fn sparse_rows_get_sparse_tables_and_dense_rows_do_not() {
-        if std::env::var_os("IBP_GATHER_SPARSE").is_some() {
-            println!("IBP_GATHER_SPARSE is set: the default policy is not in force, not checked");
+        if crate::testdata::default_overridden(&["IBP_GATHER_SPARSE"]) {
             return;
         }
         let mut rng = Rng::new(6);
@@ -980,8 +977,7 @@ mod tests {
 
     #[test]
     fn gathers_take_the_sparse_path_for_mostly_sparse_rows_of_at_least_1_kib() {
-        if std::env::var_os("IBP_GATHER_SPARSE").is_some() {
-            println!("IBP_GATHER_SPARSE is set: the default policy is not in force, not checked");
+        if crate::testdata::default_overridden(&["IBP_GATHER_SPARSE"]) {
             return;
         }
         let mut rng = Rng::new(8);

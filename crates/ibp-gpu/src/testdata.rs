@@ -315,6 +315,19 @@ pub fn flip_random_bits(rng: &mut Rng, meta: &mut ChunkMeta, payload: &mut [u8],
     meta.payload_crc = ibp_format::crc32(payload);
 }
 
+/// Whether any of `vars` is set in the environment, overriding a default a test checks: the test is
+/// then skipped, and this prints that it was (a skipped check says so, it does not pass silently).
+pub fn default_overridden(vars: &[&str]) -> bool {
+    let set: Vec<&str> = vars.iter().copied().filter(|v| std::env::var_os(v).is_some()).collect();
+    if !set.is_empty() {
+        println!(
+            "SKIPPED: {} set, overriding the default this test checks",
+            set.join(" and ")
+        );
+    }
+    !set.is_empty()
+}
+
 /// Checks a kernel's result `got` for rows the CPU oracle decoded to `cpu_bytes` with verdict `cpu`:
 /// the same bytes where the CPU decodes them, the same error code where it rejects them; panics,
 /// naming `what`, otherwise. Returns whether the rows were decoded (else rejected).

@@ -417,8 +417,7 @@ mod tests {
 
     #[test]
     fn long_rows_kernel_cuts_small_ranges_into_tiles_for_every_sm() {
-        if std::env::var_os("IBP_LONG_TILES_PER_SM").is_some() {
-            println!("SKIPPED: IBP_LONG_TILES_PER_SM overrides the tiles per SM");
+        if crate::testdata::default_overridden(&["IBP_LONG_TILES_PER_SM"]) {
             return;
         }
         let segs = launch::TILE_WARPS;
@@ -481,8 +480,7 @@ mod tests {
 
     #[test]
     fn lean_tiles_are_larger_while_four_blocks_fit_an_sm() {
-        if std::env::var_os("IBP_TILE_BYTES").is_some() {
-            println!("SKIPPED: IBP_TILE_BYTES overrides the tile size");
+        if crate::testdata::default_overridden(&["IBP_TILE_BYTES"]) {
             return;
         }
         let mut rng = Rng::new(5);
@@ -649,8 +647,7 @@ mod tests {
 
     #[test]
     fn tiles_are_sized_by_records_only_where_they_hold_twice_the_raw_rows() {
-        if std::env::var_os("IBP_TILE_BYTES").is_some() || std::env::var_os("IBP_TILE_RECORDS").is_some() {
-            println!("SKIPPED: IBP_TILE_BYTES or IBP_TILE_RECORDS overrides the tiling");
+        if crate::testdata::default_overridden(&["IBP_TILE_BYTES", "IBP_TILE_RECORDS"]) {
             return;
         }
         let mut rng = Rng::new(10);

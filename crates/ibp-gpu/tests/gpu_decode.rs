@@ -729,8 +729,7 @@ fn small_and_large_batches_of_long_rows_match_cpu_decoder() {
 #[test]
 fn sparse_rows_gather_as_exceptions_like_cpu() {
     let Some(dev) = gpu() else { return };
-    if std::env::var_os("IBP_GATHER_SPARSE").is_some() {
-        println!("IBP_GATHER_SPARSE is set: the sparse path's policy is not in force, not checked");
+    if testdata::default_overridden(&["IBP_GATHER_SPARSE"]) {
         return;
     }
     let mut rng = Rng::new(32);
