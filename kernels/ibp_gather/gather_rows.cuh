@@ -268,6 +268,12 @@ __device__ __forceinline__ const ibp_u64* chunk_first_rows(const IbpGatherParams
 #ifndef IBP_GATHER_MIN_BLOCKS
 #define IBP_GATHER_MIN_BLOCKS 6
 #endif
+// IBP_GATHER_SPARSE_MIN_BLOCKS: the same for ibp_gather_sparse alone (default: as ibp_gather). 8
+// blocks (32 warps) per SM start a 4K-row batch's 4,096 requests in one wave on 132 SMs, where 6
+// leave 928 of them for a second; ptxas then keeps 64 registers by spilling in the lookups.
+#ifndef IBP_GATHER_SPARSE_MIN_BLOCKS
+#define IBP_GATHER_SPARSE_MIN_BLOCKS IBP_GATHER_MIN_BLOCKS
+#endif
 // The loop of ibp_gather (SPARSE false) and ibp_gather_sparse (true: rows with a sparse table are
 // zeroed while their record's loads are in flight, then only their exceptions decoded,
 // sparse_rows.cuh).
@@ -316,7 +322,7 @@ ibp_gather(const IbpGatherParams prm) {
 }
 
 // ibp_gather for entries with sparse tables (crates/ibp-gpu, kernel_choice::table_offsets).
-extern "C" __global__ void __launch_bounds__(32 * IBP_WARPS_PER_BLOCK, IBP_GATHER_MIN_BLOCKS)
+extern "C" __global__ void __launch_bounds__(32 * IBP_WARPS_PER_BLOCK, IBP_GATHER_SPARSE_MIN_BLOCKS)
 ibp_gather_sparse(const IbpGatherParams prm) {
     IBP_DYNAMIC_SMEM(ibp_stage);
     __shared__ ibp_u64 first_rows_smem[IBP_SMEM_CHUNKS];

@@ -92,6 +92,7 @@ const AB_SWITCHES: [&[&str]; 4] = [
         "-DIBP_SLICE_RAW_VECS=0",
         "-DIBP_SLICE_BITBUF=0",
         "-DIBP_GATHER_MIN_BLOCKS=8",
+        "-DIBP_GATHER_SPARSE_MIN_BLOCKS=7",
         "-DIBP_LONG_DIAG=2",
         "-DIBP_LONG_VECTOR_LANES=2",
         "-DIBP_GATHER_DIAG=1",
