@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Thirty-seventh session (2026-12-07): ibp_gather_sparse at 8 and 7 blocks per SM
+# Thirty-seventh session (2026-12-07): ibp_gather_sparse at 8 blocks per SM
 # (IBP_GATHER_SPARSE_MIN_BLOCKS; default 6, as ibp_gather) against the default, on the host gathers
 # of the entries that take it (Cora, f32 rows at 5 % non-zero), batches of 1K-64K rows, the three
-# builds in turn, twice (c/s: Cora / f32 sparse; d: default, b8, b7). At 6 blocks a 4K-row batch's
+# builds in turn, twice (c/s: Cora / f32 sparse; d: default, b8). At 6 blocks a 4K-row batch's
 # 4,096 requests start in two waves on 132 SMs (792 blocks of 4 warps resident), at 8 in one.
 # Variant g: the default with IBP_GATHER_DIAG=2 (each staged record not decoded, one byte of its
 # row written; the sparse rows are still zeroed, so this is their gather without the exceptions'
@@ -17,20 +17,18 @@ run_ab() {
     rm -rf /tmp/ab; mkdir -p /tmp/ab
     export GAB_BATCHES=1024,4096,16384,65536
     for i in 1 2; do
-        for v in d b8 b7 g; do
+        for v in d b8 g; do
             unchecked=0
             case $v in
             d) def="" ;;
             b8) def="-DIBP_GATHER_SPARSE_MIN_BLOCKS=8" ;;
-            b7) def="-DIBP_GATHER_SPARSE_MIN_BLOCKS=7" ;;
             g) def="-DIBP_GATHER_DIAG=2" unchecked=1 ;;
             esac
             IBP_BENCH_UNCHECKED=$unchecked gab c${v}_$i "$def" --only cora --no-synthetic
             IBP_BENCH_UNCHECKED=$unchecked gab s${v}_$i "$def" --only f32-sparse --no-real-data
         done
     done
-    report "compare gathers cd cb8" "compare gathers sd sb8" "compare gathers cd cb7" "compare gathers sd sb7" \
-        "compare gathers cd cg" "compare gathers sd sg"
+    report "compare gathers cd cb8" "compare gathers sd sb8" "compare gathers cd cg" "compare gathers sd sg"
     mv "$R/ab.tgz" "$R/blocks.tgz"
 }
 session_part "${1:-ab}" run_ab
