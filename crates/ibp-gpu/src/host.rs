@@ -167,6 +167,7 @@ impl HostKernels {
         for (i, p) in payloads.iter().enumerate() {
             payload.bytes_mut()[layout.payload_range(i)].copy_from_slice(p);
         }
+        let (offsets, total) = table_offsets(&layout);
         let mut entry = HostKernels {
             chunks: Aligned::from_bytes(&layout.chunk_bytes()),
             meta: Aligned::from_bytes(&layout.meta),
@@ -175,14 +176,12 @@ impl HostKernels {
             tables: None,
             row_spans: layout.row_spans(),
             use_row_spans: true,
-            use_sparse_rows: false,
+            use_sparse_rows: sparse_gathers_by_default(&layout, &offsets),
             row_segments: RowSegmentsSetting::default(),
             stage_bytes: stage_bytes(&layout, SMEM_LIMIT),
             auto_kernel: auto_tile_kernel(&layout),
             layout,
         };
-        let (offsets, total) = table_offsets(&entry.layout);
-        entry.use_sparse_rows = sparse_gathers_by_default(&entry.layout, &offsets);
         if total > 0 {
             entry.tables = Some((Aligned::zeroed(total as usize), offsets));
             entry.build_tables();

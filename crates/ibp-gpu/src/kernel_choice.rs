@@ -520,7 +520,7 @@ pub(crate) fn sparse_gathers_by_default(layout: &EntryLayout, offsets: &[u64]) -
         .chunks
         .iter()
         .zip(offsets)
-        .filter(|(_, &o)| o != u64::MAX && o & SPARSE_TABLE_FLAG != 0)
+        .filter(|(_, &o)| is_sparse_table(o))
         .map(|(c, _)| c.row_count as u64)
         .sum();
     layout.row_bytes >= SPARSE_GATHER_MIN_ROW_BYTES && sparse_rows > 0 && 2 * sparse_rows >= layout.row_count
@@ -534,7 +534,13 @@ fn sparse_table_bytes(c: &crate::layout::ChunkDesc) -> u64 {
 /// Whether a chunk of `layout` gets a sparse table ([`table_offsets`]): its gathers then go through
 /// `ibp_gather_sparse`.
 pub(crate) fn has_sparse_tables(offsets: &[u64]) -> bool {
-    offsets.iter().any(|&o| o != u64::MAX && o & SPARSE_TABLE_FLAG != 0)
+    offsets.iter().any(|&o| is_sparse_table(o))
+}
+
+/// Whether a chunk's table offset ([`table_offsets`]) is a sparse table's (`u64::MAX`, no table,
+/// has the flag bit set too).
+fn is_sparse_table(offset: u64) -> bool {
+    offset != u64::MAX && offset & SPARSE_TABLE_FLAG != 0
 }
 
 /// Byte offset of each chunk's table (`u64::MAX`: none) and the tables' total size: a decode table
@@ -995,10 +1001,7 @@ mod tests {
             let l = layout_of(&data, row_bytes, w, 1, 64);
             let (offsets, _) = table_offsets(&l);
             assert_eq!(
-                offsets
-                    .iter()
-                    .map(|&o| o != u64::MAX && o & SPARSE_TABLE_FLAG != 0)
-                    .collect::<Vec<_>>(),
+                offsets.iter().map(|&o| is_sparse_table(o)).collect::<Vec<_>>(),
                 kinds,
                 "{row_bytes} B: sparse tables where the rows are sparse"
             );
