@@ -15,7 +15,8 @@
 # IBP_PROFILE_ONLY="tiles-1k gather-256-1k" profiles those cases; IBP_PROFILE_STALLS=1 adds the stall reasons per issued
 # instruction and, from a saved report, the SASS instructions with the most stall samples
 # ($OUT/ncu-<case>-sass.csv, summarised by tools/ncu_stalls.py; tools/ncu_sass_lines.py counts its
-# executed instructions per source line).
+# executed instructions per source line). IBP_PROFILE_CACHE=none profiles each launch with the caches
+# as the launches before left them (ncu's --cache-control; default all: flushed first, code included).
 set -uo pipefail
 D=.devrun
 OUT="${OUT:-/tmp/ibp-gpu-out}"
@@ -38,7 +39,7 @@ profile() {  # name kernel skip bench-args...
     if [ -n "${IBP_PROFILE_ONLY:-}" ] && [[ " $IBP_PROFILE_ONLY " != *" $name "* ]]; then return; fi
     local save=()
     [ "${IBP_PROFILE_STALLS:-0}" != 0 ] && save=(-f -o "/tmp/ncu-$name")
-    timeout "${IBP_PROFILE_TIMEOUT:-120}" "$NCU" --clock-control none -k "$kernel" -s "$skip" -c 1 $SECTIONS \
+    timeout "${IBP_PROFILE_TIMEOUT:-120}" "$NCU" --clock-control none --cache-control "${IBP_PROFILE_CACHE:-all}" -k "$kernel" -s "$skip" -c 1 $SECTIONS \
         "${save[@]}" "$D/ibp-gpu-bench" "$@" >"$OUT/ncu-$name.txt" 2>&1
     echo "ncu $name exit $?"
     if [ "${IBP_PROFILE_STALLS:-0}" != 0 ]; then
@@ -82,4 +83,8 @@ profile raw-256-1k ibp_raw_gather 2 $gather --row-bytes 256
 # through ibp_gather_split (4 warps per row), 16K through ibp_gather (5-6 rows per warp).
 cora="--no-synthetic --data-dir $D/data --only cora-features-f32$ --align-log2 4 --target-mib 64 --reps 3"
 profile gather-cora-1k ibp_gather_split 2 $cora --batches 1024
+# The same 1K rows through ibp_gather_sparse (the default for Cora since GPU_NOTES entry 89), and
+# the "ideal" copy of their records (the bench's baseline) for its duration.
+profile gather-cora-1k-sparse ibp_gather_sparse 2 $cora --batches 1024
+profile copy-cora-1k ibp_copy_records 2 $cora --batches 1024
 profile gather-cora-16k ibp_gather 2 $cora --batches 16384
