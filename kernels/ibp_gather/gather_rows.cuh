@@ -250,82 +250,6 @@ __device__ __forceinline__ void finish(const IbpGatherParams& prm, const Job& jo
     if (code != IBP_STATUS_OK && lane == 0) ibp_report(prm.status, k, code);
 }
 
-// ---- metadata prefetch -------------------------------------------------------------------------
-//
-// A staged row's decode starts with loads of its group's metadata (decode table entries, or Mask and
-// Bitval words), which are HBM misses whenever other work has evicted them from L2 (the bench flushes
-// L2 before each timed gather): a small batch, one row per warp, then waits for them after its
-// record has arrived over PCIe. IBP_GATHER_META_PREFETCH asks for those lines while the record's
-// loads are in flight: 0 not; 1 into L1 (prefetch.global.L1); 2 into L2 (prefetch.global.L2).
-// Prefetches hold no registers, fault on nothing and never change a result; only lines inside the
-// metadata or tables buffers are named. IBP_GATHER_META_PREFETCH_LINES bounds the lines per span.
-#ifndef IBP_GATHER_META_PREFETCH
-#define IBP_GATHER_META_PREFETCH 0
-#endif
-#ifndef IBP_GATHER_META_PREFETCH_LINES
-#define IBP_GATHER_META_PREFETCH_LINES 64
-#endif
-
-// Prefetches the 128-byte line holding p (IBP_GATHER_META_PREFETCH; nothing in a host build).
-__device__ __forceinline__ void prefetch_line(const void* p) {
-#if defined(__CUDA_ARCH__) && IBP_GATHER_META_PREFETCH == 1
-    asm volatile("prefetch.global.L1 [%0];" ::"l"(p));
-#elif defined(__CUDA_ARCH__) && IBP_GATHER_META_PREFETCH == 2
-    asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
-#else
-    (void)p;
-#endif
-}
-
-// Prefetches the lines holding bytes [p, p + bytes) of one buffer, lane i lines i, i + 32, ...
-// (p's allocation starts on a 256-byte boundary, so no line named starts outside it).
-__device__ __forceinline__ void prefetch_span(const void* p, ibp_u64 bytes, ibp_u32 lane) {
-    if (bytes == 0) return;
-    const size_t first = (size_t)p & ~(size_t)127;
-    const ibp_u64 lines = (((size_t)p + bytes - first) + 127) >> 7;
-    const ibp_u32 count = lines < IBP_GATHER_META_PREFETCH_LINES ? (ibp_u32)lines : IBP_GATHER_META_PREFETCH_LINES;
-    for (ibp_u32 i = lane; i < count; i += 32) prefetch_line((const void*)(first + ((size_t)i << 7)));
-}
-
-// Prefetches what decode_table_row (job.table) or decode_coded (Mask/Bitval) will read of a looked-up
-// row's group; rows with a sparse table read little of it (prefetch_sparse_meta).
-template <bool SPARSE>
-__device__ __forceinline__ void prefetch_dense_meta(const Job& job, ibp_u32 lane) {
-    if (!IBP_GATHER_META_PREFETCH || job.code != IBP_STATUS_OK || !job.staged || job.raw || job.masks == 0) return;
-    if (SPARSE && job.free) return;
-    if (job.table) {
-        prefetch_span(job.table, 16 * (ibp_u64)job.n, lane);
-        prefetch_span(job.table + job.entries, 16 * (ibp_u64)job.n, lane);
-    } else {
-        prefetch_span(job.masks, (ibp_u64)job.n * job.wb, lane);
-        prefetch_span(job.masks + job.words_bytes, (ibp_u64)job.n * job.wb, lane);
-    }
-}
-
-// Prefetches the Mask/Bitval lines decode_sparse_row will read of a row with a sparse table: those
-// of the marked positions of the lane's window (the first and last of free0, the lane's word of the
-// table) and the last word's.
-__device__ __forceinline__ void prefetch_sparse_meta(const Job& job, ibp_u32 free0, ibp_u32 lane) {
-    if (!IBP_GATHER_META_PREFETCH || job.code != IBP_STATUS_OK || !job.staged || job.raw || job.free == 0) return;
-    const ibp_u32 n = job.n, wb = job.wb, windows = (n + 31) >> 5;
-    const ibp_u8* bitvals = job.masks + job.words_bytes;
-    ibp_u32 t = lane < windows ? free0 : 0u;
-    if (lane + 1 == windows && (n & 31)) t &= low_mask32(n & 31);
-    if (lane == min(windows, 32u) - 1) {
-        const ibp_u32 last = n - 1;
-        prefetch_line(job.masks + (ibp_u64)last * wb);
-        prefetch_line(bitvals + (ibp_u64)last * wb);
-    }
-    if (t != 0) {
-        const ibp_u64 lo = (ibp_u64)(32 * lane + (ibp_u32)__ffs((int)t) - 1) * wb;
-        const ibp_u64 hi = (ibp_u64)(32 * lane + 31 - (ibp_u32)__clz((int)t)) * wb;
-        prefetch_line(job.masks + lo);
-        prefetch_line(bitvals + lo);
-        if ((((size_t)job.masks + hi) >> 7) != (((size_t)job.masks + lo) >> 7)) prefetch_line(job.masks + hi);
-        if ((((size_t)bitvals + hi) >> 7) != (((size_t)bitvals + lo) >> 7)) prefetch_line(bitvals + hi);
-    }
-}
-
 #define IBP_SMEM_CHUNKS 256
 
 // Chunk start rows for lookup's binary search, filled by the whole block (every thread must call
@@ -344,11 +268,12 @@ __device__ __forceinline__ const ibp_u64* chunk_first_rows(const IbpGatherParams
 #ifndef IBP_GATHER_MIN_BLOCKS
 #define IBP_GATHER_MIN_BLOCKS 6
 #endif
-// IBP_GATHER_SPARSE_MIN_BLOCKS: the same for ibp_gather_sparse alone (default: as ibp_gather). 8
-// blocks (32 warps) per SM start a 4K-row batch's 4,096 requests in one wave on 132 SMs, where 6
-// leave 928 of them for a second; ptxas then keeps 64 registers by spilling in the lookups.
+// IBP_GATHER_SPARSE_MIN_BLOCKS: the same for ibp_gather_sparse alone. 5 (96 registers, no spills):
+// at 80 registers (6) ptxas spills the record's staged vectors right after their loads, so the
+// warp waits there for the record instead of zeroing the row and looking up the next one while it
+// is in flight (GPU_NOTES entry 92); 8 (64 registers) spills more (entry 91).
 #ifndef IBP_GATHER_SPARSE_MIN_BLOCKS
-#define IBP_GATHER_SPARSE_MIN_BLOCKS IBP_GATHER_MIN_BLOCKS
+#define IBP_GATHER_SPARSE_MIN_BLOCKS 5
 #endif
 // The loop of ibp_gather (SPARSE false) and ibp_gather_sparse (true: rows with a sparse table are
 // zeroed while their record's loads are in flight, then only their exceptions decoded,
@@ -371,7 +296,6 @@ __device__ __forceinline__ void gather_rows(const IbpGatherParams& prm, ibp_u8* 
         Prefetch pf;
         const bool stage_it = cur.code == IBP_STATUS_OK && cur.staged;
         if (stage_it) stage_begin(pf, cur.src, cur.len, lane);
-        if (stage_it) prefetch_dense_meta<SPARSE>(cur, lane);
         ibp_u32 free0 = 0;
         if (SPARSE && stage_it && cur.free && !cur.raw) {
             if (lane < ((cur.n + 31) >> 5)) free0 = __ldg(cur.free + lane);
@@ -381,7 +305,6 @@ __device__ __forceinline__ void gather_rows(const IbpGatherParams& prm, ibp_u8* 
         const bool have_next = kn < prm.count;
         Job nxt;
         if (have_next) nxt = lookup<SPARSE>(prm, first_rows, request_row(prm, kn), lane);
-        if (SPARSE && stage_it) prefetch_sparse_meta(cur, free0, lane);  // free0 has come by now
         if (stage_it) stage_end(pf, stage, cur.src, cur.len, lane);
         __syncwarp();  // (also orders the zeros' stores before the exceptions' over them)
         finish<SPARSE>(prm, cur, k, stage, lane, free0);

@@ -105,7 +105,7 @@ const AB_SWITCHES: [&[&str]; 4] = [
         "-DIBP_LONG_LEAN_VECS=0",
         "-DIBP_LONG_DIAG=1",
         "-DIBP_LONG_VECTOR_LANES=1",
-        "-DIBP_GATHER_META_PREFETCH=1",
+        "-DIBP_GATHER_SPARSE_MIN_BLOCKS=6",
     ],
     &[
         "-DIBP_LONG_VECTOR_LANES=4",
@@ -113,7 +113,6 @@ const AB_SWITCHES: [&[&str]; 4] = [
         "-DIBP_VL_BALANCED=0",
         "-DIBP_VL_DEFER_CHECKS=0",
         "-DIBP_LEAN_VEC_MIN_BLOCKS=3",
-        "-DIBP_GATHER_META_PREFETCH=2",
     ],
 ];
 
