@@ -127,7 +127,14 @@ __device__ __forceinline__ ibp_u32 round_scan(ibp_u32 fa, ibp_u32 fb, ibp_u32 W,
 }
 
 
-// Stores word j (WB bytes, or its low `nbytes` bytes for a partial last word) at dst.
+// IBP_STORE_WORD_HALVES: store_word writes a 4-byte aligned 64-bit word as two 32-bit halves (1)
+// or byte by byte (0, as before GPU_NOTES entry 92).
+#ifndef IBP_STORE_WORD_HALVES
+#define IBP_STORE_WORD_HALVES 1
+#endif
+// Stores word j (WB bytes, or its low `nbytes` bytes for a partial last word) at dst. A whole 64-bit
+// word at a 4-byte aligned address (rows of 4 mod 8 bytes: every other row of a gather, Cora's
+// 5,732 B among them) takes two 32-bit stores; other unaligned words, one store per byte.
 template <int WB>
 __device__ __forceinline__ void store_word(ibp_u8* dst, ibp_u32 j, typename Word<WB>::R w, ibp_u32 nbytes, bool aligned) {
     typedef typename Word<WB>::T T;
@@ -136,6 +143,11 @@ __device__ __forceinline__ void store_word(ibp_u8* dst, ibp_u32 j, typename Word
         return;
     }
     ibp_u8* p = dst + (ibp_u64)j * WB;
+    if (IBP_STORE_WORD_HALVES && WB == 8 && nbytes == 8 && ((size_t)p & 3) == 0) {
+        ((ibp_u32*)p)[0] = (ibp_u32)w;
+        ((ibp_u32*)p)[1] = (ibp_u32)((ibp_u64)w >> 32);
+        return;
+    }
     for (ibp_u32 b = 0; b < nbytes; b++) p[b] = (ibp_u8)(w >> (8 * b));
 }
 
