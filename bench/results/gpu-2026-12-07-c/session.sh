@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Thirty-eighth session (2026-12-07): the metadata prefetch of the host gathers
+# Thirty-eighth session (2026-12-07), at code ad91cf0 (the switch is gone since): the metadata prefetch of the host gathers
 # (IBP_GATHER_META_PREFETCH, gather_rows.cuh; GPU_NOTES entry 92): while a staged row's record is
 # in flight over PCIe, ibp_gather / ibp_gather_sparse ask for the lines of its group's metadata
 # that the decode will read (decode table entries, Mask/Bitval words; for a row with a sparse
