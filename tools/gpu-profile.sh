@@ -80,7 +80,9 @@ profile gather-1k-host ibp_gather 2 $gather --row-bytes 1024
 profile gather-256-1k ibp_gather 2 $gather --row-bytes 256
 profile raw-256-1k ibp_raw_gather 2 $gather --row-bytes 256
 # Host gathers of Cora rows (96 % saved: bound by the decode, GPU_NOTES entries 44 and 71): 1K rows
-# through ibp_gather_split (4 warps per row), 16K through ibp_gather (5-6 rows per warp).
+# through ibp_gather_split (4 warps per row), 16K through ibp_gather (5-6 rows per warp). Since entry
+# 89 Cora's gathers take ibp_gather_sparse, so these two profile a launch only with
+# IBP_GATHER_SPARSE=0 in the environment.
 cora="--no-synthetic --data-dir $D/data --only cora-features-f32$ --align-log2 4 --target-mib 64 --reps 3"
 profile gather-cora-1k ibp_gather_split 2 $cora --batches 1024
 # The same 1K rows through ibp_gather_sparse (the default for Cora since GPU_NOTES entry 89), and
