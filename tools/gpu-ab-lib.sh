@@ -17,6 +17,10 @@
 #                                              VARIANT, in order; VARIANT is NAME|ENV|DEFINES (ENV:
 #                                              space-separated VAR=VALUE for the run, may be empty);
 #                                              run I of NAME lands in /tmp/ab/NAME_I
+#   ab_begin                                   a fresh /tmp/ab, batches of 1K-64K rows for gab
+#   ab_pack NAME                               every run's batch and whole-entry lines into
+#                                              /tmp/ab/rows.txt, /tmp/ab packed into $OUT/NAME.tgz
+#                                              (in place of $OUT/ab.tgz)
 #   session_part PART AB_FUNCTION              a session script's dispatch: ab runs AB_FUNCTION,
 #                                              first runs it and then the full run (tools/gpu-full-run.sh),
 #                                              full runs the full run alone; prints the GPU's name first
@@ -60,6 +64,15 @@ interleave() {
             (for kv in $envs; do export "${kv?}"; done; "$runner" "${name}_$i" "$defines" "${args[@]}")
         done
     done
+}
+ab_begin() {
+    rm -rf /tmp/ab; mkdir -p /tmp/ab
+    export GAB_BATCHES=1024,4096,16384,65536
+}
+ab_pack() {
+    grep -h -E "^(## |batch |whole entry)" /tmp/ab/*/bench.log > /tmp/ab/rows.txt
+    tar czf "$R/$1.tgz" -C /tmp ab
+    rm -f "$R/ab.tgz"  # (what gab and report packed on the way)
 }
 session_part() {
     nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1

@@ -15,8 +15,7 @@
 set -u
 . tools/gpu-ab-lib.sh
 run_ab() {
-    rm -rf /tmp/ab; mkdir -p /tmp/ab
-    export GAB_BATCHES=1024,4096,16384,65536
+    ab_begin
     for i in $(seq 1 "${ROUNDS:-2}"); do
         for v in ${VARIANTS:-d b8 g}; do
             unchecked=0
@@ -32,7 +31,6 @@ run_ab() {
     if [ "${ROUNDS:-2}" -ge 2 ]; then
         report "compare gathers cd cb8" "compare gathers sd sb8" "compare gathers cd cg" "compare gathers sd sg"
     fi
-    grep -h -E "^(## |batch )" /tmp/ab/*/bench.log > /tmp/ab/rows.txt; tar czf "$R/ab.tgz" -C /tmp ab
-    mv "$R/ab.tgz" "$R/blocks.tgz"
+    ab_pack blocks
 }
 session_part "${1:-ab}" run_ab

@@ -16,8 +16,7 @@
 set -u
 . tools/gpu-ab-lib.sh
 run_ab() {
-    rm -rf /tmp/ab; mkdir -p /tmp/ab
-    export GAB_BATCHES=1024,4096,16384,65536
+    ab_begin
     for i in $(seq 1 "${ROUNDS:-2}"); do
         for v in ${VARIANTS:-d p1 p2}; do
             case $v in
@@ -43,7 +42,6 @@ run_ab() {
         done
         report "${cmds[@]}"
     fi
-    grep -h -E "^(## |batch )" /tmp/ab/*/bench.log > /tmp/ab/rows.txt; tar czf "$R/ab.tgz" -C /tmp ab
-    mv "$R/ab.tgz" "$R/prefetch.tgz"
+    ab_pack prefetch
 }
 session_part "${1:-ab}" run_ab

@@ -9,14 +9,12 @@
 set -u
 . tools/gpu-ab-lib.sh
 run_ab() {
-    rm -rf /tmp/ab; mkdir -p /tmp/ab
-    export GAB_BATCHES=1024,4096,16384,65536
+    ab_begin
     for i in $(seq 1 "${ROUNDS:-2}"); do
         gab cd_$i "" --only cora --no-synthetic
         gab co_$i "-DIBP_STORE_WORD_HALVES=0" --only cora --no-synthetic
     done
     [ "${ROUNDS:-2}" -ge 2 ] && report "compare gathers cd co" "compare decode cd co"
-    grep -h -E "^(## |batch |whole entry)" /tmp/ab/*/bench.log > /tmp/ab/rows.txt; tar czf "$R/ab.tgz" -C /tmp ab
-    mv "$R/ab.tgz" "$R/halves.tgz"
+    ab_pack halves
 }
 session_part "${1:-ab}" run_ab

@@ -12,8 +12,7 @@
 set -u
 . tools/gpu-ab-lib.sh
 run_ab() {
-    rm -rf /tmp/ab; mkdir -p /tmp/ab
-    export GAB_BATCHES=1024,4096,16384,65536
+    ab_begin
     for i in $(seq 1 "${ROUNDS:-2}"); do
         for v in ${VARIANTS:-d o6}; do
             case $v in
@@ -27,7 +26,6 @@ run_ab() {
     if [ "${ROUNDS:-2}" -ge 2 ]; then
         report "compare gathers cd co6" "compare gathers sd so6"
     fi
-    grep -h -E "^(## |batch )" /tmp/ab/*/bench.log > /tmp/ab/rows.txt; tar czf "$R/ab.tgz" -C /tmp ab
-    mv "$R/ab.tgz" "$R/blocks5.tgz"
+    ab_pack blocks5
 }
 session_part "${1:-ab}" run_ab
