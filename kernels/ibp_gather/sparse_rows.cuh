@@ -95,15 +95,122 @@ __device__ __forceinline__ ibp_u32 decode_sparse_row(const SmemRecord& rec, ibp_
     return coded_tail(rec, pos, align_log2, partial_bad, lane);
 }
 
-// decode_sparse_row for a word width of wb bytes.
+// IBP_SPARSE_COMPACT=1: decode_sparse_row takes a window group's exceptions 32 at a time, one per
+// lane, in stream order (decode_sparse_compact), instead of each lane walking its own window's
+// exceptions in two loops (field lengths, then words). A Cora row's 10-30 exceptions sit 1-4 to a
+// window, so the loops ran 4 times over with most lanes idle, each pass a chain of dependent steps
+// (Mask load, popcount, bit read, deposit, store); compacted, every exception is one lane's, its
+// Mask and Bitval words are loaded together, and a row of at most 32 exceptions takes one pass.
+#ifndef IBP_SPARSE_COMPACT
+#define IBP_SPARSE_COMPACT 0
+#endif
+
+// The position of the k-th (from 0) set bit of x (k < popc(x)): five halving steps, no loop.
+__device__ __forceinline__ ibp_u32 nth_set_bit(ibp_u32 x, ibp_u32 k) {
+    ibp_u32 at = 0;
+#pragma unroll
+    for (ibp_u32 half = 16; half > 0; half >>= 1) {
+        const ibp_u32 low = (ibp_u32)__popc(x & ((1u << half) - 1u));
+        if (k >= low) {
+            k -= low;
+            x >>= half;
+            at += half;
+        }
+    }
+    return at;
+}
+
+// decode_sparse_row with the exceptions compacted (IBP_SPARSE_COMPACT): the same bytes and the same
+// first failure. Per group of 32 windows, lane r counts its window's exceptions and a warp scan
+// ranks them; then, 32 ranks a pass, lane t finds the window holding rank base + t (binary search
+// over the windows' first ranks, which never decrease), that window's (rank - first)-th exception,
+// and decodes it: field lengths scanned over the pass, E_ROW_LENGTH before any field is read.
+template <int WB>
+__device__ __forceinline__ ibp_u32 decode_sparse_compact(const SmemRecord& rec, ibp_u8* dst, const ibp_u32* free_words,
+                                                         ibp_u32 free0, const ibp_u8* masks_p, const ibp_u8* bitvals_p,
+                                                         ibp_u32 n, ibp_u32 row_bytes, ibp_u32 align_log2,
+                                                         ibp_u32 lane) {
+    typedef typename Word<WB>::T T;
+    typedef typename Word<WB>::R R;
+    const ibp_u32 W = WB * 8;
+    if (!words_fit_row(n, WB, row_bytes)) return IBP_STATUS_LAYOUT;
+    const ibp_u32 total_bits = (ibp_u32)(rec.len * 8);  // (a record is at most 2^24 + 127 bytes)
+    if (n > total_bits) return IBP_STATUS_ROW_LENGTH;
+    const ibp_u32 last_bytes = row_bytes - (n - 1) * WB;  // 1 .. WB
+    const bool aligned = (((size_t)dst) & (WB - 1)) == 0;
+    const T* masks = (const T*)masks_p;
+    const T* bitvals = (const T*)bitvals_p;
+    const R wmask = (R)(WB == 8 ? ~0ull : (ibp_u64)low_mask32(W));
+    const ibp_u32 windows = (n + 31) >> 5;
+    ibp_u32 pos = n;  // stream bit of the next field
+    bool partial_bad = false;
+    for (ibp_u32 r0 = 0; r0 < windows; r0 += 32) {
+        const ibp_u32 r = r0 + lane;
+        ibp_u32 pbits = 0, e = 0;
+        if (r < windows) {
+            pbits = rec.word32(r);
+            const ibp_u32 valid = (r + 1 == windows && (n & 31)) ? low_mask32(n & 31) : ~0u;
+            e = (~pbits | (r0 == 0 ? free0 : __ldg(free_words + r))) & valid;
+            if (r + 1 == windows) e |= 1u << ((n - 1) & 31);
+        }
+        const ibp_u32 count = (ibp_u32)__popc(e);
+        const ibp_u32 incl = warp_inclusive_scan(count);
+        const ibp_u32 exceptions = __shfl_sync(FULL_MASK, incl, 31);
+        const ibp_u32 first = incl - count;  // rank of this window's first exception
+        for (ibp_u32 base = 0; base < exceptions; base += 32) {
+            const ibp_u32 rank = base + lane;
+            const bool active = rank < exceptions;
+            // The window of rank: the last lane whose first rank is <= rank (lane 0's is 0).
+            ibp_u32 w = 0;
+#pragma unroll
+            for (ibp_u32 step = 16; step > 0; step >>= 1) {
+                const ibp_u32 f = __shfl_sync(FULL_MASK, first, w + step);
+                if (f <= rank) w += step;
+            }
+            const ibp_u32 ew = __shfl_sync(FULL_MASK, e, w), pw = __shfl_sync(FULL_MASK, pbits, w);
+            const ibp_u32 fw = __shfl_sync(FULL_MASK, first, w);
+            const ibp_u32 i = active ? nth_set_bit(ew, rank - fw) : 0u;
+            const ibp_u32 j = 32 * (r0 + w) + i;
+            const bool p = active && ((pw >> i) & 1u);
+            R m = 0, b = 0;
+            if (p) {
+                m = (R)__ldg(masks + j);
+                b = (R)__ldg(bitvals + j);
+            }
+            const ibp_u32 f = active ? (p ? W - (ibp_u32)(WB == 8 ? __popcll((ibp_u64)m) : __popc((ibp_u32)m)) : W) : 0u;
+            const ibp_u32 x = warp_inclusive_scan(f);
+            const ibp_u32 pass_bits = __shfl_sync(FULL_MASK, x, 31);
+            if (pos + pass_bits > total_bits) return IBP_STATUS_ROW_LENGTH;
+            if (active) {
+                const ibp_u32 s = pos + x - f;
+                const R v = WB == 8 ? (R)(rec.bits64(s) & low_mask64(f)) : (R)(rec.bits32(s) & low_mask32(f));
+                const R word = p ? (R)(b | deposit(v, (R)(~m & wmask))) : v;
+                store_row_word<WB>(dst, j, word, n, last_bytes, aligned, partial_bad);
+            }
+            pos += pass_bits;
+        }
+    }
+    return coded_tail(rec, pos, align_log2, partial_bad, lane);
+}
+
+// decode_sparse_row for a word width of wb bytes (decode_sparse_compact with IBP_SPARSE_COMPACT).
 __device__ __forceinline__ ibp_u32 decode_sparse_any(const SmemRecord& rec, ibp_u8* dst, const ibp_u32* free_words,
                                                      ibp_u32 free0, const ibp_u8* masks, const ibp_u8* bitvals,
                                                      ibp_u32 n, ibp_u32 wb, ibp_u32 row_bytes, ibp_u32 align_log2,
                                                      ibp_u32 lane) {
+#if IBP_SPARSE_COMPACT
+    switch (wb) {
+        case 1: return decode_sparse_compact<1>(rec, dst, free_words, free0, masks, bitvals, n, row_bytes, align_log2, lane);
+        case 2: return decode_sparse_compact<2>(rec, dst, free_words, free0, masks, bitvals, n, row_bytes, align_log2, lane);
+        case 4: return decode_sparse_compact<4>(rec, dst, free_words, free0, masks, bitvals, n, row_bytes, align_log2, lane);
+        default: return decode_sparse_compact<8>(rec, dst, free_words, free0, masks, bitvals, n, row_bytes, align_log2, lane);
+    }
+#else
     switch (wb) {
         case 1: return decode_sparse_row<1>(rec, dst, free_words, free0, masks, bitvals, n, row_bytes, align_log2, lane);
         case 2: return decode_sparse_row<2>(rec, dst, free_words, free0, masks, bitvals, n, row_bytes, align_log2, lane);
         case 4: return decode_sparse_row<4>(rec, dst, free_words, free0, masks, bitvals, n, row_bytes, align_log2, lane);
         default: return decode_sparse_row<8>(rec, dst, free_words, free0, masks, bitvals, n, row_bytes, align_log2, lane);
     }
+#endif
 }
