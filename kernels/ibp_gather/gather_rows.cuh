@@ -38,10 +38,6 @@ struct Job {
     ibp_u32 n, wb, align_log2;
     ibp_u32 entries;        // G * n: the table's tmask entries (with a table)
     ibp_u32 code;           // IBP_STATUS_OK, or the failure found by the lookups
-#if IBP_GATHER_LATE_DESCRIBE
-    ibp_u32 chunk;          // the row's chunk, and the row's index in it (for describe)
-    ibp_u64 chunk_row;
-#endif
     bool raw, staged;
 };
 
@@ -50,65 +46,9 @@ __device__ __forceinline__ ibp_u64 request_row(const IbpGatherParams& prm, ibp_u
     return prm.rows ? prm.rows[k] : prm.first_row + k;
 }
 
-// IBP_GATHER_LATE_DESCRIBE: gather_rows issues a coded record's loads before its metadata is
-// described (its group id and table offset loaded: describe_chunk) and describes it while they are
-// in flight (1), or after (0): those loads wait for the record's length, so at 0 they sit between
-// the row index and the first PCIe read.
-#ifndef IBP_GATHER_LATE_DESCRIBE
-#define IBP_GATHER_LATE_DESCRIBE 0
-#endif
-
-// Sets the metadata a located coded record of row r of chunk lo (descriptor c) is decoded with: its
-// group's Mask/Bitval words and tables; false, with job.code set, on a failure. SPARSE: a chunk's
-// sparse table (sparse_rows.cuh) sets job.free; otherwise such a table is not used.
-template <bool SPARSE>
-__device__ __forceinline__ bool describe_chunk(const IbpGatherParams& prm, Job& job, const IbpChunk& c, ibp_u32 lo,
-                                               ibp_u64 r) {
-    ibp_u32 g = 0;
-    const ibp_u32 G = c.group_count;
-    if (G == 0) { job.code = IBP_STATUS_ROW_LENGTH; return false; }  // raw chunk: every record raw (spec 5.5)
-    if (G > 1) {
-        if (c.groups_offset + r >= prm.meta_size) { job.code = IBP_STATUS_LAYOUT; return false; }
-        g = prm.meta[c.groups_offset + r];
-        if (g >= G) { job.code = IBP_STATUS_GROUP_ID; return false; }
-    }
-    const ibp_u32 n = c.words_per_row, wb = c.word_bytes;
-    const ibp_u64 words_bytes = (ibp_u64)G * n * wb;
-    const ibp_u64 masks_offset = c.masks_offset;
-    if (masks_offset > prm.meta_size || 2 * words_bytes > prm.meta_size - masks_offset) {
-        job.code = IBP_STATUS_LAYOUT;
-        return false;
-    }
-    job.masks = prm.meta + masks_offset + (ibp_u64)g * n * wb;
-    job.words_bytes = words_bytes;
-    job.n = n;
-    job.wb = wb;
-#if IBP_GATHER_TABLES
-    // The chunk's table, when the loader built one (G * n entries, see ibp_build_tables).
-    // (Only when the table its descriptor implies lies in the tables buffer: the host builds it
-    // from the same descriptor, but the kernel does not rely on that.)
-    if (prm.table_offsets) {
-        const ibp_u64 toff = prm.table_offsets[lo];
-        if (toff != ~0ull && toff <= prm.tables_size && 32 * (ibp_u64)G * n <= prm.tables_size - toff) {
-            job.table = (const uint4*)(prm.tables + toff) + (ibp_u64)g * n;
-            job.entries = G * n;
-        }
-        // A sparse table instead (offset flagged IBP_TABLE_SPARSE): G * ceil(n / 32) words.
-        const ibp_u64 soff = toff & ~IBP_TABLE_SPARSE;
-        const ibp_u64 windows = ((ibp_u64)n + 31) >> 5;
-        if (SPARSE && toff != ~0ull && (toff & IBP_TABLE_SPARSE) && (soff & 3) == 0 && soff <= prm.tables_size &&
-            4 * (ibp_u64)G * windows <= prm.tables_size - soff) {
-            job.free = (const ibp_u32*)(prm.tables + soff) + (ibp_u64)g * windows;
-        }
-    }
-#endif
-    return true;
-}
-
-// Finds request k's record (entry row `row`) and metadata; all lanes get the same Job (SPARSE: see
-// describe_chunk). DESCRIBE false leaves a coded record's metadata to describe (gather_rows with
-// IBP_GATHER_LATE_DESCRIBE).
-template <bool SPARSE = false, bool DESCRIBE = true>
+// Finds request k's record (entry row `row`) and metadata; all lanes get the same Job. SPARSE: a
+// chunk's sparse table (sparse_rows.cuh) sets job.free; otherwise such a table is not used.
+template <bool SPARSE = false>
 __device__ __forceinline__ Job lookup(const IbpGatherParams& prm, const ibp_u64* first_rows, ibp_u64 row, ibp_u32 lane) {
     Job job;
     job.code = IBP_STATUS_OK;
@@ -209,11 +149,46 @@ __device__ __forceinline__ Job lookup(const IbpGatherParams& prm, const ibp_u64*
     job.len = len;
     job.raw = len == raw_padded;
     job.align_log2 = c.align_log2;
-#if IBP_GATHER_LATE_DESCRIBE
-    job.chunk = lo;
-    job.chunk_row = r;
+    if (!job.raw) {
+        ibp_u32 g = 0;
+        const ibp_u32 G = c.group_count;
+        if (G == 0) { job.code = IBP_STATUS_ROW_LENGTH; return job; }  // raw chunk: every record raw (spec 5.5)
+        if (G > 1) {
+            if (c.groups_offset + r >= prm.meta_size) { job.code = IBP_STATUS_LAYOUT; return job; }
+            g = prm.meta[c.groups_offset + r];
+            if (g >= G) { job.code = IBP_STATUS_GROUP_ID; return job; }
+        }
+        const ibp_u32 n = c.words_per_row, wb = c.word_bytes;
+        const ibp_u64 words_bytes = (ibp_u64)G * n * wb;
+        const ibp_u64 masks_offset = c.masks_offset;
+        if (masks_offset > prm.meta_size || 2 * words_bytes > prm.meta_size - masks_offset) {
+            job.code = IBP_STATUS_LAYOUT;
+            return job;
+        }
+        job.masks = prm.meta + masks_offset + (ibp_u64)g * n * wb;
+        job.words_bytes = words_bytes;
+        job.n = n;
+        job.wb = wb;
+#if IBP_GATHER_TABLES
+        // The chunk's table, when the loader built one (G * n entries, see ibp_build_tables).
+        // (Only when the table its descriptor implies lies in the tables buffer: the host builds it
+        // from the same descriptor, but the kernel does not rely on that.)
+        if (prm.table_offsets) {
+            const ibp_u64 toff = prm.table_offsets[lo];
+            if (toff != ~0ull && toff <= prm.tables_size && 32 * (ibp_u64)G * n <= prm.tables_size - toff) {
+                job.table = (const uint4*)(prm.tables + toff) + (ibp_u64)g * n;
+                job.entries = G * n;
+            }
+            // A sparse table instead (offset flagged IBP_TABLE_SPARSE): G * ceil(n / 32) words.
+            const ibp_u64 soff = toff & ~IBP_TABLE_SPARSE;
+            const ibp_u64 windows = ((ibp_u64)n + 31) >> 5;
+            if (SPARSE && toff != ~0ull && (toff & IBP_TABLE_SPARSE) && (soff & 3) == 0 && soff <= prm.tables_size &&
+                4 * (ibp_u64)G * windows <= prm.tables_size - soff) {
+                job.free = (const ibp_u32*)(prm.tables + soff) + (ibp_u64)g * windows;
+            }
+        }
 #endif
-    if (DESCRIBE && !job.raw && !describe_chunk<SPARSE>(prm, job, c, lo, r)) return job;
+    }
     // A raw chunk's record is copied straight to the output when both sides allow 16-byte vectors
     // and it has no padding; others are staged when the 16-byte vectors covering the record plus a
     // 16-byte tail fit the buffer.
@@ -275,17 +250,6 @@ __device__ __forceinline__ void finish(const IbpGatherParams& prm, const Job& jo
     if (code != IBP_STATUS_OK && lane == 0) ibp_report(prm.status, k, code);
 }
 
-#if IBP_GATHER_LATE_DESCRIBE
-// describe_chunk of a record looked up without it, the chunk descriptor's fields read again.
-template <bool SPARSE>
-__device__ __forceinline__ void describe(const IbpGatherParams& prm, Job& job) {
-    if (job.code == IBP_STATUS_OK && !job.raw) describe_chunk<SPARSE>(prm, job, prm.chunks[job.chunk], job.chunk, job.chunk_row);
-}
-#else
-template <bool SPARSE>
-__device__ __forceinline__ void describe(const IbpGatherParams&, Job&) {}
-#endif
-
 #define IBP_SMEM_CHUNKS 256
 
 // Chunk start rows for lookup's binary search, filled by the whole block (every thread must call
@@ -311,14 +275,6 @@ __device__ __forceinline__ const ibp_u64* chunk_first_rows(const IbpGatherParams
 #ifndef IBP_GATHER_SPARSE_MIN_BLOCKS
 #define IBP_GATHER_SPARSE_MIN_BLOCKS 5
 #endif
-// IBP_SPARSE_PIPELINE=1: ibp_gather_sparse issues the next row's first record loads (one 16-byte
-// vector per lane: all of a record of <= 512 B, Cora's and f32 rows' at 5 %) right after its
-// lookups, before it waits for this row's record and decodes it. A warp's second and later rows then
-// wait for their record's flight alongside the row before (at 4K-row batches 1,456 of 2,640 warps
-// take two rows), at the cost of 4 registers held across the decode.
-#ifndef IBP_SPARSE_PIPELINE
-#define IBP_SPARSE_PIPELINE 0
-#endif
 // The loop of ibp_gather (SPARSE false) and ibp_gather_sparse (true: rows with a sparse table are
 // zeroed while their record's loads are in flight, then only their exceptions decoded,
 // sparse_rows.cuh).
@@ -334,22 +290,12 @@ __device__ __forceinline__ void gather_rows(const IbpGatherParams& prm, ibp_u8* 
     const ibp_u64* first_rows = chunk_first_rows(prm, first_rows_smem);
     ibp_u8* const stage = ibp_stage + (ibp_u64)warp * prm.stage_bytes;
     if (k >= prm.count) return;  // after the only __syncthreads
-    Job cur = lookup<SPARSE, !IBP_GATHER_LATE_DESCRIBE>(prm, first_rows, row0, lane);
-#if IBP_SPARSE_PIPELINE
-    const bool pipelined = SPARSE;
-    PrefetchV<1> ahead;  // pipelined: this row's first vectors, loaded before the previous row's decode
-    if (pipelined && cur.code == IBP_STATUS_OK && cur.staged) stage_begin(ahead, cur.src, cur.len, lane);
-#else
-    const bool pipelined = false;
-#endif
+    Job cur = lookup<SPARSE>(prm, first_rows, row0, lane);
     for (;;) {
         // Start loading this row's record, then do the next row's lookups while the loads fly.
         Prefetch pf;
         const bool stage_it = cur.code == IBP_STATUS_OK && cur.staged;
-        if (!pipelined && stage_it) stage_begin(pf, cur.src, cur.len, lane);
-        // With IBP_GATHER_LATE_DESCRIBE the metadata's loads fly with the record's (a record that
-        // fails here was located inside the payload, so its loads stay in bounds).
-        describe<SPARSE>(prm, cur);
+        if (stage_it) stage_begin(pf, cur.src, cur.len, lane);
         ibp_u32 free0 = 0;
         if (SPARSE && stage_it && cur.free && !cur.raw) {
             if (lane < ((cur.n + 31) >> 5)) free0 = __ldg(cur.free + lane);
@@ -358,22 +304,14 @@ __device__ __forceinline__ void gather_rows(const IbpGatherParams& prm, ibp_u8* 
         const ibp_u64 kn = k + warps_total;
         const bool have_next = kn < prm.count;
         Job nxt;
-        if (have_next) nxt = lookup<SPARSE, !IBP_GATHER_LATE_DESCRIBE>(prm, first_rows, request_row(prm, kn), lane);
-#if IBP_SPARSE_PIPELINE
-        PrefetchV<1> ahead_next;
-        if (pipelined && have_next && nxt.code == IBP_STATUS_OK && nxt.staged) stage_begin(ahead_next, nxt.src, nxt.len, lane);
-        if (stage_it && pipelined) stage_end(ahead, stage, cur.src, cur.len, lane);
-#endif
-        if (stage_it && !pipelined) stage_end(pf, stage, cur.src, cur.len, lane);
+        if (have_next) nxt = lookup<SPARSE>(prm, first_rows, request_row(prm, kn), lane);
+        if (stage_it) stage_end(pf, stage, cur.src, cur.len, lane);
         __syncwarp();  // (also orders the zeros' stores before the exceptions' over them)
         finish<SPARSE>(prm, cur, k, stage, lane, free0);
         __syncwarp();  // the staging buffer is refilled for the next row
         if (!have_next) break;
         cur = nxt;
         k = kn;
-#if IBP_SPARSE_PIPELINE
-        ahead = ahead_next;
-#endif
     }
 }
 

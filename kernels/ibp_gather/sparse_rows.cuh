@@ -102,7 +102,7 @@ __device__ __forceinline__ ibp_u32 decode_sparse_row(const SmemRecord& rec, ibp_
 // (Mask load, popcount, bit read, deposit, store); compacted, every exception is one lane's, its
 // Mask and Bitval words are loaded together, and a row of at most 32 exceptions takes one pass.
 #ifndef IBP_SPARSE_COMPACT
-#define IBP_SPARSE_COMPACT 0
+#define IBP_SPARSE_COMPACT 1
 #endif
 
 // The position of the k-th (from 0) set bit of x (k < popc(x)): five halving steps, no loop.

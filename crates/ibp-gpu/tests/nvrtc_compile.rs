@@ -114,9 +114,7 @@ const AB_SWITCHES: [&[&str]; 4] = [
         "-DIBP_VL_BALANCED=0",
         "-DIBP_VL_DEFER_CHECKS=0",
         "-DIBP_LEAN_VEC_MIN_BLOCKS=3",
-        "-DIBP_SPARSE_COMPACT=1",
-        "-DIBP_GATHER_LATE_DESCRIBE=1",
-        "-DIBP_SPARSE_PIPELINE=1",
+        "-DIBP_SPARSE_COMPACT=0",
     ],
 ];
 
