@@ -11,6 +11,7 @@
 # On Cora and f32 rows at 5 % non-zero (ibp_gather_sparse) every variant, on f32-normal rows (dense,
 # ibp_gather, where only l changes the code) h and l; batches of 1K-16K rows, the builds in turn,
 # ROUNDS (default 3) times.
+# Ran at 8af2b34 (bench/results/gpu-2026-12-07-e/README.md); since 6c77d9e only c is in the code.
 # Here: `bash tools/gpu-run.sh --prepare`, then cp the 069f8f2 bench binary to
 # .devrun/ibp-gpu-bench-069f8f2 (and leave .devrun/tests out: the carry limit); on the device
 # (carry .devrun):
