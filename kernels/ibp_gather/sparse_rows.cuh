@@ -35,6 +35,21 @@ __device__ __forceinline__ void zero_row(ibp_u8* dst, ibp_u32 bytes, ibp_u32 lan
     }
 }
 
+// The exceptions of window r (positions 32r .. 32r + 31) of a row of n words: the positions that do
+// not participate or that the sparse table marks, and the last word; 0 past the last window. pbits:
+// the window's participation bits (bits at and above n are the stream's, masked off here). free0:
+// the lane's word of the table's first 32, loaded by the caller (r0 == 0: r is the lane's window).
+__device__ __forceinline__ ibp_u32 window_exceptions(const SmemRecord& rec, const ibp_u32* free_words, ibp_u32 free0,
+                                                     ibp_u32 n, ibp_u32 windows, ibp_u32 r0, ibp_u32 r,
+                                                     ibp_u32& pbits) {
+    if (r >= windows) return 0u;
+    pbits = rec.word32(r);
+    const ibp_u32 valid = (r + 1 == windows && (n & 31)) ? low_mask32(n & 31) : ~0u;
+    ibp_u32 e = (~pbits | (r0 == 0 ? free0 : __ldg(free_words + r))) & valid;
+    if (r + 1 == windows) e |= 1u << ((n - 1) & 31);
+    return e;
+}
+
 // Decodes a staged coded record of n words of WB bytes (row_bytes bytes) whose group has the marked
 // positions `free_words` (ceil(n / 32) words, see above; free0: this lane's word of the first 32,
 // loaded by the caller) and the Mask/Bitval words at masks_p/bitvals_p, over the zeroed row at dst.
@@ -60,13 +75,8 @@ __device__ __forceinline__ ibp_u32 decode_sparse_row(const SmemRecord& rec, ibp_
     for (ibp_u32 r0 = 0; r0 < windows; r0 += 32) {
         // Lane: window r (positions 32r .. 32r + 31), its exceptions e, their field bits.
         const ibp_u32 r = r0 + lane;
-        ibp_u32 pbits = 0, e = 0;
-        if (r < windows) {
-            pbits = rec.word32(r);  // participation bits 32r .. (bits at and above n: the stream's, masked off)
-            const ibp_u32 valid = (r + 1 == windows && (n & 31)) ? low_mask32(n & 31) : ~0u;
-            e = (~pbits | (r0 == 0 ? free0 : __ldg(free_words + r))) & valid;
-            if (r + 1 == windows) e |= 1u << ((n - 1) & 31);
-        }
+        ibp_u32 pbits = 0;
+        const ibp_u32 e = window_exceptions(rec, free_words, free0, n, windows, r0, r, pbits);
         ibp_u32 bits = 0;
         for (ibp_u32 x = e; x != 0; x &= x - 1) {
             const ibp_u32 i = (ibp_u32)__ffs((int)x) - 1;
@@ -148,13 +158,8 @@ __device__ __forceinline__ ibp_u32 decode_sparse_compact(const SmemRecord& rec, 
     bool partial_bad = false;
     for (ibp_u32 r0 = 0; r0 < windows; r0 += 32) {
         const ibp_u32 r = r0 + lane;
-        ibp_u32 pbits = 0, e = 0;
-        if (r < windows) {
-            pbits = rec.word32(r);
-            const ibp_u32 valid = (r + 1 == windows && (n & 31)) ? low_mask32(n & 31) : ~0u;
-            e = (~pbits | (r0 == 0 ? free0 : __ldg(free_words + r))) & valid;
-            if (r + 1 == windows) e |= 1u << ((n - 1) & 31);
-        }
+        ibp_u32 pbits = 0;
+        const ibp_u32 e = window_exceptions(rec, free_words, free0, n, windows, r0, r, pbits);
         const ibp_u32 count = (ibp_u32)__popc(e);
         const ibp_u32 incl = warp_inclusive_scan(count);
         const ibp_u32 exceptions = __shfl_sync(FULL_MASK, incl, 31);
@@ -195,24 +200,27 @@ __device__ __forceinline__ ibp_u32 decode_sparse_compact(const SmemRecord& rec, 
     return coded_tail(rec, pos, align_log2, partial_bad, lane);
 }
 
-// decode_sparse_row for a word width of wb bytes (decode_sparse_compact with IBP_SPARSE_COMPACT).
+// A sparse row's decode: decode_sparse_compact, or decode_sparse_row with IBP_SPARSE_COMPACT=0.
+template <int WB>
+__device__ __forceinline__ ibp_u32 decode_sparse(const SmemRecord& rec, ibp_u8* dst, const ibp_u32* free_words,
+                                                 ibp_u32 free0, const ibp_u8* masks, const ibp_u8* bitvals, ibp_u32 n,
+                                                 ibp_u32 row_bytes, ibp_u32 align_log2, ibp_u32 lane) {
+#if IBP_SPARSE_COMPACT
+    return decode_sparse_compact<WB>(rec, dst, free_words, free0, masks, bitvals, n, row_bytes, align_log2, lane);
+#else
+    return decode_sparse_row<WB>(rec, dst, free_words, free0, masks, bitvals, n, row_bytes, align_log2, lane);
+#endif
+}
+
+// decode_sparse for a word width of wb bytes.
 __device__ __forceinline__ ibp_u32 decode_sparse_any(const SmemRecord& rec, ibp_u8* dst, const ibp_u32* free_words,
                                                      ibp_u32 free0, const ibp_u8* masks, const ibp_u8* bitvals,
                                                      ibp_u32 n, ibp_u32 wb, ibp_u32 row_bytes, ibp_u32 align_log2,
                                                      ibp_u32 lane) {
-#if IBP_SPARSE_COMPACT
     switch (wb) {
-        case 1: return decode_sparse_compact<1>(rec, dst, free_words, free0, masks, bitvals, n, row_bytes, align_log2, lane);
-        case 2: return decode_sparse_compact<2>(rec, dst, free_words, free0, masks, bitvals, n, row_bytes, align_log2, lane);
-        case 4: return decode_sparse_compact<4>(rec, dst, free_words, free0, masks, bitvals, n, row_bytes, align_log2, lane);
-        default: return decode_sparse_compact<8>(rec, dst, free_words, free0, masks, bitvals, n, row_bytes, align_log2, lane);
+        case 1: return decode_sparse<1>(rec, dst, free_words, free0, masks, bitvals, n, row_bytes, align_log2, lane);
+        case 2: return decode_sparse<2>(rec, dst, free_words, free0, masks, bitvals, n, row_bytes, align_log2, lane);
+        case 4: return decode_sparse<4>(rec, dst, free_words, free0, masks, bitvals, n, row_bytes, align_log2, lane);
+        default: return decode_sparse<8>(rec, dst, free_words, free0, masks, bitvals, n, row_bytes, align_log2, lane);
     }
-#else
-    switch (wb) {
-        case 1: return decode_sparse_row<1>(rec, dst, free_words, free0, masks, bitvals, n, row_bytes, align_log2, lane);
-        case 2: return decode_sparse_row<2>(rec, dst, free_words, free0, masks, bitvals, n, row_bytes, align_log2, lane);
-        case 4: return decode_sparse_row<4>(rec, dst, free_words, free0, masks, bitvals, n, row_bytes, align_log2, lane);
-        default: return decode_sparse_row<8>(rec, dst, free_words, free0, masks, bitvals, n, row_bytes, align_log2, lane);
-    }
-#endif
 }
