@@ -89,4 +89,8 @@ profile gather-cora-1k ibp_gather_split 2 $cora --batches 1024
 # the "ideal" copy of their records (the bench's baseline) for its duration.
 profile gather-cora-1k-sparse ibp_gather_sparse 2 $cora --batches 1024
 profile copy-cora-1k ibp_copy_records 2 $cora --batches 1024
+# The same at 4K rows, where 1,456 of ibp_gather_sparse's 2,640 resident warps take two rows
+# (GPU_NOTES entry 93: 0.87-0.90 of ideal against the no-decode bound's 0.96-0.97).
+profile gather-cora-4k-sparse ibp_gather_sparse 2 $cora --batches 4096
+profile copy-cora-4k ibp_copy_records 2 $cora --batches 4096
 profile gather-cora-16k ibp_gather 2 $cora --batches 16384
