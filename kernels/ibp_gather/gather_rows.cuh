@@ -275,6 +275,14 @@ __device__ __forceinline__ const ibp_u64* chunk_first_rows(const IbpGatherParams
 #ifndef IBP_GATHER_SPARSE_MIN_BLOCKS
 #define IBP_GATHER_SPARSE_MIN_BLOCKS 5
 #endif
+// IBP_SPARSE_PIPELINE=1: ibp_gather_sparse issues the next row's first record loads (one 16-byte
+// vector per lane: all of a record of <= 512 B, Cora's and f32 rows' at 5 %) right after its
+// lookups, before it waits for this row's record and decodes it, at the cost of 4 registers held
+// across the decode. It acts only where warps take several rows: from ~17K-row batches with the
+// default grid, from fewer with IBP_SPARSE_BLOCKS_PER_SM (crates/ibp-gpu; GPU_NOTES entry 93).
+#ifndef IBP_SPARSE_PIPELINE
+#define IBP_SPARSE_PIPELINE 0
+#endif
 // The loop of ibp_gather (SPARSE false) and ibp_gather_sparse (true: rows with a sparse table are
 // zeroed while their record's loads are in flight, then only their exceptions decoded,
 // sparse_rows.cuh).
@@ -291,11 +299,18 @@ __device__ __forceinline__ void gather_rows(const IbpGatherParams& prm, ibp_u8* 
     ibp_u8* const stage = ibp_stage + (ibp_u64)warp * prm.stage_bytes;
     if (k >= prm.count) return;  // after the only __syncthreads
     Job cur = lookup<SPARSE>(prm, first_rows, row0, lane);
+#if IBP_SPARSE_PIPELINE
+    const bool pipelined = SPARSE;
+    PrefetchV<1> ahead;  // pipelined: this row's first vectors, loaded before the previous row's decode
+    if (pipelined && cur.code == IBP_STATUS_OK && cur.staged) stage_begin(ahead, cur.src, cur.len, lane);
+#else
+    const bool pipelined = false;
+#endif
     for (;;) {
         // Start loading this row's record, then do the next row's lookups while the loads fly.
         Prefetch pf;
         const bool stage_it = cur.code == IBP_STATUS_OK && cur.staged;
-        if (stage_it) stage_begin(pf, cur.src, cur.len, lane);
+        if (!pipelined && stage_it) stage_begin(pf, cur.src, cur.len, lane);
         ibp_u32 free0 = 0;
         if (SPARSE && stage_it && cur.free && !cur.raw) {
             if (lane < ((cur.n + 31) >> 5)) free0 = __ldg(cur.free + lane);
@@ -305,13 +320,21 @@ __device__ __forceinline__ void gather_rows(const IbpGatherParams& prm, ibp_u8* 
         const bool have_next = kn < prm.count;
         Job nxt;
         if (have_next) nxt = lookup<SPARSE>(prm, first_rows, request_row(prm, kn), lane);
-        if (stage_it) stage_end(pf, stage, cur.src, cur.len, lane);
+#if IBP_SPARSE_PIPELINE
+        PrefetchV<1> ahead_next;
+        if (pipelined && have_next && nxt.code == IBP_STATUS_OK && nxt.staged) stage_begin(ahead_next, nxt.src, nxt.len, lane);
+        if (stage_it && pipelined) stage_end(ahead, stage, cur.src, cur.len, lane);
+#endif
+        if (stage_it && !pipelined) stage_end(pf, stage, cur.src, cur.len, lane);
         __syncwarp();  // (also orders the zeros' stores before the exceptions' over them)
         finish<SPARSE>(prm, cur, k, stage, lane, free0);
         __syncwarp();  // the staging buffer is refilled for the next row
         if (!have_next) break;
         cur = nxt;
         k = kn;
+#if IBP_SPARSE_PIPELINE
+        ahead = ahead_next;
+#endif
     }
 }
 
