@@ -9,6 +9,8 @@
 #                                              to /tmp/ab/summary.txt, /tmp/ab packed into $OUT/ab.tgz
 #   compare WHAT A B                           runs A_1 B_1 A_2 B_2 (under /tmp/ab) side by side
 #                                              (tools/ab_compare.py; WHAT: decode or gathers)
+#   compare_rounds WHAT SET ROUNDS VARIANT...   runs SET{VARIANT}_{I} (under /tmp/ab) for I in 1..ROUNDS,
+#                                              each round's variants side by side (tools/ab_compare.py)
 #   report CMD...                              each command's output into /tmp/ab/compare.txt,
 #                                              printed; /tmp/ab packed into $OUT/ab.tgz
 #   interleave RUNNER ROUNDS [BENCH ARGS...] -- VARIANT...
@@ -42,6 +44,15 @@ gab() {
 compare() {
     python3 tools/ab_compare.py "$2.1=/tmp/ab/$2_1/bench.log" "$3.1=/tmp/ab/$3_1/bench.log" \
         "$2.2=/tmp/ab/$2_2/bench.log" "$3.2=/tmp/ab/$3_2/bench.log" --what "$1"
+}
+compare_rounds() {
+    local what=$1 set=$2 rounds=$3 i v
+    shift 3
+    local args=()
+    for i in $(seq 1 "$rounds"); do
+        for v in "$@"; do args+=("$v.$i=/tmp/ab/$set${v}_$i/bench.log"); done
+    done
+    python3 tools/ab_compare.py "${args[@]}" --what "$what"
 }
 report() {
     for c in "$@"; do $c; done > /tmp/ab/compare.txt 2>&1

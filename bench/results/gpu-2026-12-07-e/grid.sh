@@ -31,13 +31,8 @@ run_ab() {
             )
         done
     done
-    for d in c s; do
-        args=()
-        for i in $(seq 1 "${ROUNDS:-2}"); do
-            for v in ${VARIANTS:-d g gp p}; do args+=("$v.$i=/tmp/ab/$d${v}_$i/bench.log"); done
-        done
-        python3 tools/ab_compare.py "${args[@]}" --what gathers
-    done > /tmp/ab/compare.txt 2>&1
+    # shellcheck disable=SC2086 # VARIANTS is a list
+    for d in c s; do compare_rounds gathers $d "${ROUNDS:-2}" ${VARIANTS:-d g gp p}; done > /tmp/ab/compare.txt 2>&1
     cat /tmp/ab/compare.txt
     ab_pack grid
 }

@@ -43,15 +43,12 @@ run_ab() {
             IBP_BENCH_BIN=$(bin_of "$v") gab n${v}_$i "$(defines_of "$v")" --only "f32-normal$" --no-real-data
         done
     done
-    for d in c s n; do
-        vs=$SPARSE_VARIANTS
-        [ "$d" = n ] && vs=$DENSE_VARIANTS
-        args=()
-        for i in $(seq 1 "${ROUNDS:-3}"); do
-            for v in $vs; do args+=("$v.$i=/tmp/ab/$d${v}_$i/bench.log"); done
-        done
-        python3 tools/ab_compare.py "${args[@]}" --what gathers
-    done > /tmp/ab/compare.txt 2>&1
+    # shellcheck disable=SC2086 # the variants are lists
+    {
+        compare_rounds gathers c "${ROUNDS:-3}" $SPARSE_VARIANTS
+        compare_rounds gathers s "${ROUNDS:-3}" $SPARSE_VARIANTS
+        compare_rounds gathers n "${ROUNDS:-3}" $DENSE_VARIANTS
+    } > /tmp/ab/compare.txt 2>&1
     cat /tmp/ab/compare.txt
     ab_pack switches
 }
