@@ -1236,9 +1236,10 @@ fn sparse_rows_decode_as_exceptions_like_cpu() {
             }
         }
     }
+    let damaged_entries = 3 * testdata::SPARSE_SHAPES.len();
     assert!(
-        sparse_rounds >= 15,
-        "{sparse_rounds} of 21 damaged entries kept their sparse tables"
+        sparse_rounds * 10 >= damaged_entries * 7,
+        "{sparse_rounds} of {damaged_entries} damaged entries kept their sparse tables"
     );
     assert!(
         decoded > 1000 && rejected > 40,
@@ -1246,6 +1247,6 @@ fn sparse_rows_decode_as_exceptions_like_cpu() {
     );
     println!(
         "{decoded} rows of damaged entries decoded like the CPU, {rejected} rejected with its code \
-         ({sparse_rounds} of 21 entries)"
+         ({sparse_rounds} of {damaged_entries} entries)"
     );
 }
