@@ -199,11 +199,11 @@ __device__ __forceinline__ Job lookup(const IbpGatherParams& prm, const ibp_u64*
 }
 
 // Decodes (or copies) a looked-up request into out row k. SPARSE: rows with a sparse table are
-// decoded as exceptions over the zeros the caller has already written (zero_row; free0/free1: the
-// lane's table words of the first window group, which the caller loaded: sparse_preload).
+// decoded as exceptions over the zeros the caller has already written (zero_row; free0: the lane's
+// word of the table's first 32, which the caller loaded).
 template <bool SPARSE = false>
 __device__ __forceinline__ void finish(const IbpGatherParams& prm, const Job& job, ibp_u64 k, const ibp_u8* buf, ibp_u32 lane,
-                                       ibp_u32 free0 = 0, ibp_u32 free1 = 0) {
+                                       ibp_u32 free0 = 0) {
     ibp_u8* dst = prm.out + k * (ibp_u64)prm.row_bytes;
     ibp_u32 code = job.code;
     if (code == IBP_STATUS_OK) {
@@ -220,7 +220,7 @@ __device__ __forceinline__ void finish(const IbpGatherParams& prm, const Job& jo
             rec.w = (const ibp_u32*)buf;
             rec.len = job.len;
             rec.off = (ibp_u32)((size_t)job.src & 15);
-            code = decode_sparse_any(rec, dst, job.free, free0, free1, job.masks, job.masks + job.words_bytes, job.n, job.wb,
+            code = decode_sparse_any(rec, dst, job.free, free0, job.masks, job.masks + job.words_bytes, job.n, job.wb,
                                      prm.row_bytes, job.align_log2, lane);
         } else if (job.staged && job.table) {
             const ibp_u32 n = job.n, row_bytes = prm.row_bytes;
@@ -311,9 +311,9 @@ __device__ __forceinline__ void gather_rows(const IbpGatherParams& prm, ibp_u8* 
         Prefetch pf;
         const bool stage_it = cur.code == IBP_STATUS_OK && cur.staged;
         if (!pipelined && stage_it) stage_begin(pf, cur.src, cur.len, lane);
-        ibp_u32 free0 = 0, free1 = 0;
+        ibp_u32 free0 = 0;
         if (SPARSE && stage_it && cur.free && !cur.raw) {
-            sparse_preload(cur.free, cur.n, lane, free0, free1);
+            if (lane < ((cur.n + 31) >> 5)) free0 = __ldg(cur.free + lane);
             zero_row(prm.out + k * (ibp_u64)prm.row_bytes, prm.row_bytes, lane);
         }
         const ibp_u64 kn = k + warps_total;
@@ -327,7 +327,7 @@ __device__ __forceinline__ void gather_rows(const IbpGatherParams& prm, ibp_u8* 
 #endif
         if (stage_it && !pipelined) stage_end(pf, stage, cur.src, cur.len, lane);
         __syncwarp();  // (also orders the zeros' stores before the exceptions' over them)
-        finish<SPARSE>(prm, cur, k, stage, lane, free0, free1);
+        finish<SPARSE>(prm, cur, k, stage, lane, free0);
         __syncwarp();  // the staging buffer is refilled for the next row
         if (!have_next) break;
         cur = nxt;

@@ -200,114 +200,12 @@ __device__ __forceinline__ ibp_u32 decode_sparse_compact(const SmemRecord& rec, 
     return coded_tail(rec, pos, align_log2, partial_bad, lane);
 }
 
-// IBP_SPARSE_PAIRS=1: in rows of more than 32 windows (more than 1,024 words: Cora's 1,433), a
-// lane holds two adjacent windows (2l and 2l + 1), so a window group is 64 windows and such a row
-// up to 2,048 words takes one group, not two: one chain of scans, search and Mask/Bitval load
-// instead of two in a row, and the second group's table words are loaded with the first's, by the
-// caller while the record is in flight (free0/free1), not after it arrives.
-#ifndef IBP_SPARSE_PAIRS
-#define IBP_SPARSE_PAIRS 0
-#endif
-
-// decode_sparse_compact with two windows a lane where a row has more than 32 (IBP_SPARSE_PAIRS): the
-// same bytes and the same first failure. free0/free1: the table words of the lane's windows of the
-// first group (windows 2l, 2l + 1; or free0 alone, window l, in rows of at most 32 windows).
-template <int WB>
-__device__ __forceinline__ ibp_u32 decode_sparse_pairs(const SmemRecord& rec, ibp_u8* dst, const ibp_u32* free_words,
-                                                       ibp_u32 free0, ibp_u32 free1, const ibp_u8* masks_p,
-                                                       const ibp_u8* bitvals_p, ibp_u32 n, ibp_u32 row_bytes,
-                                                       ibp_u32 align_log2, ibp_u32 lane) {
-    typedef typename Word<WB>::T T;
-    typedef typename Word<WB>::R R;
-    const ibp_u32 W = WB * 8;
-    if (!words_fit_row(n, WB, row_bytes)) return IBP_STATUS_LAYOUT;
-    const ibp_u32 total_bits = (ibp_u32)(rec.len * 8);  // (a record is at most 2^24 + 127 bytes)
-    if (n > total_bits) return IBP_STATUS_ROW_LENGTH;
-    const ibp_u32 last_bytes = row_bytes - (n - 1) * WB;  // 1 .. WB
-    const bool aligned = (((size_t)dst) & (WB - 1)) == 0;
-    const T* masks = (const T*)masks_p;
-    const T* bitvals = (const T*)bitvals_p;
-    const R wmask = (R)(WB == 8 ? ~0ull : (ibp_u64)low_mask32(W));
-    const ibp_u32 windows = (n + 31) >> 5;
-    const ibp_u32 per = windows > 32 ? 2u : 1u;  // windows a lane holds
-    ibp_u32 pos = n;  // stream bit of the next field
-    bool partial_bad = false;
-    for (ibp_u32 r0 = 0; r0 < windows; r0 += 32 * per) {
-        // Lane: windows ra and (per 2) ra + 1; window_exceptions takes the preloaded word at r0 == 0.
-        const ibp_u32 ra = r0 + per * lane;
-        ibp_u32 pa = 0, pb = 0;
-        const ibp_u32 ea = window_exceptions(rec, free_words, free0, n, windows, r0, ra, pa);
-        const ibp_u32 eb = per == 2 ? window_exceptions(rec, free_words, free1, n, windows, r0, ra + 1, pb) : 0u;
-        const ibp_u32 ca = (ibp_u32)__popc(ea);
-        const ibp_u32 count = ca + (ibp_u32)__popc(eb);
-        const ibp_u32 incl = warp_inclusive_scan(count);
-        const ibp_u32 exceptions = __shfl_sync(FULL_MASK, incl, 31);
-        const ibp_u32 first = incl - count;  // rank of this lane's first exception
-        for (ibp_u32 base = 0; base < exceptions; base += 32) {
-            const ibp_u32 rank = base + lane;
-            const bool active = rank < exceptions;
-            // The lane holding rank: the last lane whose first rank is <= rank (lane 0's is 0).
-            ibp_u32 w = 0;
-#pragma unroll
-            for (ibp_u32 step = 16; step > 0; step >>= 1) {
-                const ibp_u32 f = __shfl_sync(FULL_MASK, first, w + step);
-                if (f <= rank) w += step;
-            }
-            const ibp_u32 eaw = __shfl_sync(FULL_MASK, ea, w), paw = __shfl_sync(FULL_MASK, pa, w);
-            const ibp_u32 ebw = __shfl_sync(FULL_MASK, eb, w), pbw = __shfl_sync(FULL_MASK, pb, w);
-            const ibp_u32 caw = __shfl_sync(FULL_MASK, ca, w), fw = __shfl_sync(FULL_MASK, first, w);
-            const ibp_u32 k = rank - fw;
-            const bool second = k >= caw;  // in the lane's second window
-            const ibp_u32 i = active ? nth_set_bit(second ? ebw : eaw, second ? k - caw : k) : 0u;
-            const ibp_u32 j = 32 * (r0 + per * w + (second ? 1u : 0u)) + i;
-            const bool p = active && ((((second ? pbw : paw)) >> i) & 1u);
-            R m = 0, b = 0;
-            if (p) {
-                m = (R)__ldg(masks + j);
-                b = (R)__ldg(bitvals + j);
-            }
-            const ibp_u32 f = active ? (p ? W - (ibp_u32)(WB == 8 ? __popcll((ibp_u64)m) : __popc((ibp_u32)m)) : W) : 0u;
-            const ibp_u32 x = warp_inclusive_scan(f);
-            const ibp_u32 pass_bits = __shfl_sync(FULL_MASK, x, 31);
-            if (pos + pass_bits > total_bits) return IBP_STATUS_ROW_LENGTH;
-            if (active) {
-                const ibp_u32 s = pos + x - f;
-                const R v = WB == 8 ? (R)(rec.bits64(s) & low_mask64(f)) : (R)(rec.bits32(s) & low_mask32(f));
-                const R word = p ? (R)(b | deposit(v, (R)(~m & wmask))) : v;
-                store_row_word<WB>(dst, j, word, n, last_bytes, aligned, partial_bad);
-            }
-            pos += pass_bits;
-        }
-    }
-    return coded_tail(rec, pos, align_log2, partial_bad, lane);
-}
-
-// The table words a lane preloads for a sparse row's first window group (the caller, while the
-// record is in flight): free0 for window l (or 2l with IBP_SPARSE_PAIRS in rows of more than 32
-// windows), free1 for window 2l + 1 (IBP_SPARSE_PAIRS), else 0.
-__device__ __forceinline__ void sparse_preload(const ibp_u32* free_words, ibp_u32 n, ibp_u32 lane, ibp_u32& free0,
-                                               ibp_u32& free1) {
-    const ibp_u32 windows = (n + 31) >> 5;
-#if IBP_SPARSE_PAIRS && IBP_SPARSE_COMPACT
-    if (windows > 32) {
-        if (2 * lane < windows) free0 = __ldg(free_words + 2 * lane);
-        if (2 * lane + 1 < windows) free1 = __ldg(free_words + 2 * lane + 1);
-        return;
-    }
-#endif
-    if (lane < windows) free0 = __ldg(free_words + lane);
-}
-
-// A sparse row's decode: decode_sparse_compact (decode_sparse_pairs with IBP_SPARSE_PAIRS=1), or
-// decode_sparse_row with IBP_SPARSE_COMPACT=0.
+// A sparse row's decode: decode_sparse_compact, or decode_sparse_row with IBP_SPARSE_COMPACT=0.
 template <int WB>
 __device__ __forceinline__ ibp_u32 decode_sparse(const SmemRecord& rec, ibp_u8* dst, const ibp_u32* free_words,
-                                                 ibp_u32 free0, ibp_u32 free1, const ibp_u8* masks,
-                                                 const ibp_u8* bitvals, ibp_u32 n, ibp_u32 row_bytes,
-                                                 ibp_u32 align_log2, ibp_u32 lane) {
-#if IBP_SPARSE_COMPACT && IBP_SPARSE_PAIRS
-    return decode_sparse_pairs<WB>(rec, dst, free_words, free0, free1, masks, bitvals, n, row_bytes, align_log2, lane);
-#elif IBP_SPARSE_COMPACT
+                                                 ibp_u32 free0, const ibp_u8* masks, const ibp_u8* bitvals, ibp_u32 n,
+                                                 ibp_u32 row_bytes, ibp_u32 align_log2, ibp_u32 lane) {
+#if IBP_SPARSE_COMPACT
     return decode_sparse_compact<WB>(rec, dst, free_words, free0, masks, bitvals, n, row_bytes, align_log2, lane);
 #else
     return decode_sparse_row<WB>(rec, dst, free_words, free0, masks, bitvals, n, row_bytes, align_log2, lane);
@@ -316,13 +214,13 @@ __device__ __forceinline__ ibp_u32 decode_sparse(const SmemRecord& rec, ibp_u8* 
 
 // decode_sparse for a word width of wb bytes.
 __device__ __forceinline__ ibp_u32 decode_sparse_any(const SmemRecord& rec, ibp_u8* dst, const ibp_u32* free_words,
-                                                     ibp_u32 free0, ibp_u32 free1, const ibp_u8* masks,
-                                                     const ibp_u8* bitvals, ibp_u32 n, ibp_u32 wb, ibp_u32 row_bytes,
-                                                     ibp_u32 align_log2, ibp_u32 lane) {
+                                                     ibp_u32 free0, const ibp_u8* masks, const ibp_u8* bitvals,
+                                                     ibp_u32 n, ibp_u32 wb, ibp_u32 row_bytes, ibp_u32 align_log2,
+                                                     ibp_u32 lane) {
     switch (wb) {
-        case 1: return decode_sparse<1>(rec, dst, free_words, free0, free1, masks, bitvals, n, row_bytes, align_log2, lane);
-        case 2: return decode_sparse<2>(rec, dst, free_words, free0, free1, masks, bitvals, n, row_bytes, align_log2, lane);
-        case 4: return decode_sparse<4>(rec, dst, free_words, free0, free1, masks, bitvals, n, row_bytes, align_log2, lane);
-        default: return decode_sparse<8>(rec, dst, free_words, free0, free1, masks, bitvals, n, row_bytes, align_log2, lane);
+        case 1: return decode_sparse<1>(rec, dst, free_words, free0, masks, bitvals, n, row_bytes, align_log2, lane);
+        case 2: return decode_sparse<2>(rec, dst, free_words, free0, masks, bitvals, n, row_bytes, align_log2, lane);
+        case 4: return decode_sparse<4>(rec, dst, free_words, free0, masks, bitvals, n, row_bytes, align_log2, lane);
+        default: return decode_sparse<8>(rec, dst, free_words, free0, masks, bitvals, n, row_bytes, align_log2, lane);
     }
 }

@@ -5,9 +5,8 @@
 #   g     a grid of at most 5 blocks per SM (IBP_SPARSE_BLOCKS_PER_SM=5: the resident ones, so warps
 #         loop over 1-2 rows at 4K-row batches instead of waiting as a second wave of blocks);
 #   gp    that grid with the next row's record issued before this row's decode (IBP_SPARSE_PIPELINE=1);
-#   p     the pipeline with the default grid (acts from ~17K-row batches);
-#   a     two windows a lane (IBP_SPARSE_PAIRS=1: Cora's 45 windows in one group, not two).
-# Each define set's first run compiles its kernels (about 65 s on an H100): budget about 420 s.
+#   p     the pipeline with the default grid (acts from ~17K-row batches).
+# Each define set's first run compiles its kernels (about 65 s on an H100): budget about 360 s.
 # Here: `bash tools/gpu-run.sh --prepare`; on the device (carry .devrun, trimmed as the README of
 # ../gpu-2026-12-07-e says):
 #   bash bench/results/gpu-2026-12-07-f/session.sh ab      # the A/B ($OUT/variants.tgz)
@@ -17,13 +16,12 @@ run_ab() {
     ab_begin
     local rounds=${ROUNDS:-3}
     for i in $(seq 1 "$rounds"); do
-        for v in ${VARIANTS:-d g gp p a}; do
+        for v in ${VARIANTS:-d g gp p}; do
             per_sm="" def=""
             case $v in
             g) per_sm=5 ;;
             gp) per_sm=5 def="-DIBP_SPARSE_PIPELINE=1" ;;
             p) def="-DIBP_SPARSE_PIPELINE=1" ;;
-            a) def="-DIBP_SPARSE_PAIRS=1" ;;
             esac
             (
                 [ -n "$per_sm" ] && export IBP_SPARSE_BLOCKS_PER_SM=$per_sm
@@ -33,7 +31,7 @@ run_ab() {
         done
     done
     # shellcheck disable=SC2086 # VARIANTS is a list
-    for d in c s; do compare_rounds gathers $d "$rounds" ${VARIANTS:-d g gp p a}; done > /tmp/ab/compare.txt 2>&1
+    for d in c s; do compare_rounds gathers $d "$rounds" ${VARIANTS:-d g gp p}; done > /tmp/ab/compare.txt 2>&1
     cat /tmp/ab/compare.txt
     ab_pack variants
 }

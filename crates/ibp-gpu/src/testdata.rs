@@ -398,9 +398,9 @@ pub fn mostly_sparse_rows(rng: &mut Rng, rows: usize, row_bytes: usize, density:
 
 /// `(W, row bytes, groups, log2 A)` of the sparse-row tests ([`mostly_sparse_rows`] at 3 %): Cora's
 /// shape (717 64-bit words, the last one partial) with one and three groups, and as 1,433 32-bit
-/// words (45 windows of 32), 1 KiB rows of 32-bit words, a row of 17 words, 16-bit words, 8-bit
-/// words in 35 windows of 32 (two rounds of windows, or one of two windows a lane), and 2,200 16-bit
-/// words (69 windows: two rounds even at two windows a lane).
+/// words (45 windows of 32: two rounds of windows), 1 KiB rows of 32-bit words, a row of 17 words,
+/// 16-bit words, 8-bit words in 35 windows, and 2,200 16-bit words with two groups (69 windows:
+/// three rounds).
 pub const SPARSE_SHAPES: [(ibp_format::WordWidth, usize, u32, u8); 9] = {
     use ibp_format::WordWidth::*;
     [

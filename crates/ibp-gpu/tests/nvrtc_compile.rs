@@ -107,7 +107,6 @@ const AB_SWITCHES: [&[&str]; 4] = [
         "-DIBP_LONG_VECTOR_LANES=1",
         "-DIBP_GATHER_SPARSE_MIN_BLOCKS=6",
         "-DIBP_STORE_WORD_HALVES=0",
-        "-DIBP_SPARSE_PAIRS=1",
     ],
     &[
         "-DIBP_LONG_VECTOR_LANES=4",
