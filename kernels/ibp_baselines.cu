@@ -44,17 +44,42 @@ ibp_raw_gather(const ibp_u8* src, ibp_u64 src_rows, ibp_u64 row_bytes, const ibp
 // 16-byte aligned vectors that cover the record, when they fit src and out_stride (src must then be
 // 16-byte aligned), else the record's bytes exactly.
 // Spans outside src_len or longer than out_stride are skipped.
+// With -DIBP_GATHER_TIMELINE=1 (the gathers' diagnostic build, kernels/ibp_gather/copies.cuh) lane 0
+// then overwrites the first 24 bytes of each copy (out_stride >= 32) with three readings of the
+// global timer (ns): the kernel's start in this warp, the span loaded, the record copied (after its
+// stores issued, so after its bytes arrived).
+#ifndef IBP_GATHER_TIMELINE
+#define IBP_GATHER_TIMELINE 0
+#endif
+__device__ __forceinline__ ibp_u64 copy_ns() {
+    ibp_u64 t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)::"memory");
+    return t;
+}
+
 extern "C" __global__ void __launch_bounds__(128)
 ibp_copy_records(const ibp_u8* src, ibp_u64 src_len, const ibp_u64* spans, ibp_u64 count, ibp_u8* out, ibp_u64 out_stride) {
     const ibp_u32 lane = threadIdx.x & 31;
     const ibp_u64 warps = (ibp_u64)gridDim.x * 4;
+    const ibp_u64 t_start = IBP_GATHER_TIMELINE ? copy_ns() : 0;
     for (ibp_u64 k = (ibp_u64)blockIdx.x * 4 + (threadIdx.x >> 5); k < count; k += warps) {
         const ibp_u64 off = spans[2 * k], len = spans[2 * k + 1];
         if (off > src_len || len > src_len - off || len > out_stride) continue;
+        const ibp_u64 t_span = IBP_GATHER_TIMELINE ? copy_ns() : 0;
         // 16-byte loads of the aligned vectors covering the record (what the decoder reads).
         const ibp_u64 a = off & ~15ull, e = (off + len + 15) & ~15ull;
         if (e <= src_len && e - a <= out_stride) warp_copy(out + k * out_stride, src + a, e - a, lane);
         else warp_copy(out + k * out_stride, src + off, len, lane);
+        if (IBP_GATHER_TIMELINE && out_stride >= 32 && ((out_stride | (size_t)out) & 7) == 0) {
+            const ibp_u64 t_done = copy_ns();
+            __syncwarp();
+            if (lane == 0) {
+                ibp_u64* t = (ibp_u64*)(out + k * out_stride);
+                t[0] = t_start;
+                t[1] = t_span;
+                t[2] = t_done;
+            }
+        }
     }
 }
 

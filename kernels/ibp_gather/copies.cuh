@@ -87,6 +87,36 @@ __device__ __forceinline__ void warp_copy(ibp_u8* dst, const ibp_u8* src, ibp_u6
 #define IBP_GATHER_DIAG 0
 #endif
 
+// IBP_GATHER_TIMELINE: a diagnostic build of ibp_gather and ibp_gather_sparse (and of the bench's
+// ibp_copy_records, kernels/ibp_baselines.cu), never correct output, for where a gather's time goes
+// within a launch (the bench runs it with IBP_BENCH_UNCHECKED=1 IBP_BENCH_TIMELINE=1): once a
+// request is done, lane 0 of its warp overwrites the first 32 bytes of its output row (rows of at
+// least 32 bytes, 4-byte aligned) with four 64-bit readings of the GPU's global timer (ns): the
+// kernel's start in this warp, its lookups done, its record staged, its decode done. Each reading
+// follows (in the warp's in-order issue) the instructions that consume what it times, so "staged"
+// is after the record's bytes arrived. 0: the kernels as they are.
+#ifndef IBP_GATHER_TIMELINE
+#define IBP_GATHER_TIMELINE 0
+#endif
+
+// The GPU's global timer (ns), read after every memory access before it in program order (0 in the
+// CPU-run build of kernels/host).
+__device__ __forceinline__ ibp_u64 global_ns() {
+    ibp_u64 t = 0;
+#ifdef __CUDA_ARCH__
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)::"memory");
+#endif
+    return t;
+}
+
+// IBP_GATHER_TIMELINE's record of one request: lane i < 8 stores 32-bit word i of t[0..3].
+__device__ __forceinline__ void timeline_store(ibp_u8* dst, ibp_u32 row_bytes, ibp_u64 t0, ibp_u64 t1, ibp_u64 t2,
+                                               ibp_u64 t3, ibp_u32 lane) {
+    if (row_bytes < 32 || ((size_t)dst & 3) != 0 || lane >= 8) return;
+    const ibp_u64 t = lane < 2 ? t0 : lane < 4 ? t1 : lane < 6 ? t2 : t3;
+    ((ibp_u32*)dst)[lane] = (ibp_u32)(t >> (32 * (lane & 1)));
+}
+
 // IBP_GATHER_DIAG's stand-in for a row's decode: thread t of `threads` (a warp's lanes, or a group
 // of warps') writes its share of the n bytes at dst with v (4-byte stores where dst and n allow),
 // or, at IBP_GATHER_DIAG 2, thread 0 writes v's low byte alone.

@@ -293,12 +293,14 @@ __device__ __forceinline__ void gather_rows(const IbpGatherParams& prm, ibp_u8* 
     const ibp_u32 warp = threadIdx.x >> 5;
     const ibp_u64 warps_total = (ibp_u64)gridDim.x * IBP_WARPS_PER_BLOCK;
     ibp_u64 k = (ibp_u64)blockIdx.x * IBP_WARPS_PER_BLOCK + warp;
+    const ibp_u64 t_start = IBP_GATHER_TIMELINE ? global_ns() : 0;  // (IBP_GATHER_TIMELINE, copies.cuh)
     // The first request's row is loaded before the block's shared-memory fill, so the two loads overlap.
     const ibp_u64 row0 = k < prm.count ? request_row(prm, k) : 0;
     const ibp_u64* first_rows = chunk_first_rows(prm, first_rows_smem);
     ibp_u8* const stage = ibp_stage + (ibp_u64)warp * prm.stage_bytes;
     if (k >= prm.count) return;  // after the only __syncthreads
     Job cur = lookup<SPARSE>(prm, first_rows, row0, lane);
+    ibp_u64 t_looked = IBP_GATHER_TIMELINE ? global_ns() : 0;
 #if IBP_SPARSE_PIPELINE
     const bool pipelined = SPARSE;
     PrefetchV<1> ahead;  // pipelined: this row's first vectors, loaded before the previous row's decode
@@ -320,6 +322,7 @@ __device__ __forceinline__ void gather_rows(const IbpGatherParams& prm, ibp_u8* 
         const bool have_next = kn < prm.count;
         Job nxt;
         if (have_next) nxt = lookup<SPARSE>(prm, first_rows, request_row(prm, kn), lane);
+        const ibp_u64 t_looked_next = IBP_GATHER_TIMELINE ? global_ns() : 0;
 #if IBP_SPARSE_PIPELINE
         PrefetchV<1> ahead_next;
         if (pipelined && have_next && nxt.code == IBP_STATUS_OK && nxt.staged) stage_begin(ahead_next, nxt.src, nxt.len, lane);
@@ -327,8 +330,16 @@ __device__ __forceinline__ void gather_rows(const IbpGatherParams& prm, ibp_u8* 
 #endif
         if (stage_it && !pipelined) stage_end(pf, stage, cur.src, cur.len, lane);
         __syncwarp();  // (also orders the zeros' stores before the exceptions' over them)
+        const ibp_u64 t_staged = IBP_GATHER_TIMELINE ? global_ns() : 0;
         finish<SPARSE>(prm, cur, k, stage, lane, free0);
         __syncwarp();  // the staging buffer is refilled for the next row
+        if (IBP_GATHER_TIMELINE) {
+            const ibp_u64 t_done = global_ns();
+            __syncwarp();
+            timeline_store(prm.out + k * (ibp_u64)prm.row_bytes, prm.row_bytes, t_start, t_looked, t_staged, t_done,
+                           lane);
+            t_looked = t_looked_next;
+        }
         if (!have_next) break;
         cur = nxt;
         k = kn;

@@ -82,6 +82,7 @@ const AB_SWITCHES: [&[&str]; 4] = [
         "-DIBP_TILE_LEN_UNROLL=0",
         "-DIBP_TILE_CARRY_START=0",
         "-DIBP_GATHER_DIAG=2",
+        "-DIBP_GATHER_TIMELINE=1",
         "-DIBP_LONG_VECTOR_LANES=0",
     ],
     &[

@@ -26,8 +26,15 @@
 //!   kernel over the records, no decode), reported in uncompressed bytes/s.
 //! - `IBP dev`: IBP gather with the compressed payload in device memory; `D2D`: a device-to-device
 //!   copy of the output size.
+//!
+//! Diagnostic runs: `IBP_BENCH_UNCHECKED=1` skips the output checks (for diagnostic kernel builds);
+//! `IBP_BENCH_TIMELINE=1` with the kernels built with `-DIBP_GATHER_TIMELINE=1` (and
+//! `IBP_BENCH_UNCHECKED=1`) adds a `timeline batch N` line per batch: when, within one launch, the
+//! IBP gather's warps start, finish their lookups, have their record staged and finish its decode,
+//! beside the ideal copy's start, span load and copy (`bench_timeline`).
 
 mod bench_common;
+mod bench_timeline;
 
 use bench_common::{median, npy_datasets, RepeatedChunks, Usage};
 use cudarc::driver::{sys, CudaSlice, CudaStream};
@@ -781,6 +788,25 @@ fn main() {
                     ibp_queued_us: ibp_q.gpu * 1e6,
                     raw_queued_us: raw_q.gpu * 1e6,
                 });
+            }
+            if bench_timeline::wanted() {
+                // One more IBP gather and ideal copy of these rows, each after an L2 flush and an
+                // untimed run on other rows, through the timeline build (bench_timeline).
+                for m in [0, 2] {
+                    flush();
+                    for other in [true, false] {
+                        if let Some(p) = zc(m, other) {
+                            p.wait().expect("gather failed in the timeline run");
+                        }
+                        stream.synchronize().unwrap();
+                    }
+                }
+                let ibp_bytes = stream.clone_dtoh(&out.slice(..bytes)).unwrap();
+                let ideal_bytes = stream.clone_dtoh(&out_ideal.slice(..batch * stride)).unwrap();
+                println!(
+                    "{}",
+                    bench_timeline::report(batch, &ibp_bytes, rb, &ideal_bytes, stride)
+                );
             }
             let cpu = time_cpu_gather(&stream, reps, raw.as_slice(), rb, &rows, &mut staging, &mut out);
             let devt = time_gpu(&stream, reps, || {
