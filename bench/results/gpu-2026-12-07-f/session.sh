@@ -14,10 +14,16 @@
 # ../gpu-2026-12-07-e says):
 #   bash bench/results/gpu-2026-12-07-f/session.sh ab        # the A/B, then the timeline ($OUT/variants.tgz)
 #   bash bench/results/gpu-2026-12-07-f/session.sh timeline  # the timeline alone ($OUT/timeline.tgz)
+#   bash bench/results/gpu-2026-12-07-f/session.sh tab       # the timeline, then the A/B
 set -u
 . tools/gpu-ab-lib.sh
 run_ab() {
     ab_begin
+    run_ab_rounds
+    run_timeline
+    ab_pack variants
+}
+run_ab_rounds() {
     local rounds=${ROUNDS:-3}
     for i in $(seq 1 "$rounds"); do
         for v in ${VARIANTS:-d g gp p}; do
@@ -37,8 +43,6 @@ run_ab() {
     # shellcheck disable=SC2086 # VARIANTS is a list
     for d in c s; do compare_rounds gathers $d "$rounds" ${VARIANTS:-d g gp p}; done > /tmp/ab/compare.txt 2>&1
     cat /tmp/ab/compare.txt
-    run_timeline
-    ab_pack variants
 }
 run_timeline() {
     local s
@@ -51,7 +55,16 @@ run_timeline() {
     for s in tc_1 ts_1 tn_1; do grep -h -E "^(## |batch |timeline )" "/tmp/ab/$s/bench.log"; done > /tmp/ab/timeline.txt 2>&1
     cat /tmp/ab/timeline.txt
 }
+run_tab() {  # the timeline first, then the A/B (a call cut short keeps what ran: $OUT/ab.tgz)
+    nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1
+    ab_begin
+    run_timeline
+    tar czf "$R/ab.tgz" -C /tmp ab
+    run_ab_rounds
+    ab_pack variants
+}
 case "${1:-ab}" in
 timeline) nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1; ab_begin; run_timeline; ab_pack timeline ;;
+tab) run_tab ;;
 *) session_part "${1:-ab}" run_ab ;;
 esac
