@@ -9,12 +9,9 @@
 #ifndef IBP_PREFETCH_VECS
 #define IBP_PREFETCH_VECS 2
 #endif
-// V 16-byte vectors per lane of a record's start, loaded by stage_begin.
-template <int V>
-struct PrefetchV {
-    uint4 v[V];
+struct Prefetch {
+    uint4 v[IBP_PREFETCH_VECS];
 };
-typedef PrefetchV<IBP_PREFETCH_VECS> Prefetch;
 
 // Every record is staged with 16-byte loads from the 16-byte boundary at or below its start up to
 // the one at or above its end: both stay inside the payload buffer, where every chunk payload
@@ -26,28 +23,26 @@ __device__ __forceinline__ const uint4* stage_span(const ibp_u8* src, ibp_u64 le
     return (const uint4*)a;
 }
 
-template <int V>
-__device__ __forceinline__ void stage_begin(PrefetchV<V>& pf, const ibp_u8* src, ibp_u64 len, ibp_u32 lane) {
+__device__ __forceinline__ void stage_begin(Prefetch& pf, const ibp_u8* src, ibp_u64 len, ibp_u32 lane) {
     ibp_u64 vecs;
     const uint4* s = stage_span(src, len, vecs);
 #pragma unroll
-    for (int u = 0; u < V; u++) {
+    for (int u = 0; u < IBP_PREFETCH_VECS; u++) {
         const ibp_u64 i = lane + 32 * u;
         if (i < vecs) pf.v[u] = s[i];
     }
 }
 
-template <int V>
-__device__ __forceinline__ void stage_end(const PrefetchV<V>& pf, ibp_u8* dst, const ibp_u8* src, ibp_u64 len, ibp_u32 lane) {
+__device__ __forceinline__ void stage_end(const Prefetch& pf, ibp_u8* dst, const ibp_u8* src, ibp_u64 len, ibp_u32 lane) {
     ibp_u64 vecs;
     const uint4* s = stage_span(src, len, vecs);
     uint4* d = (uint4*)dst;
 #pragma unroll
-    for (int u = 0; u < V; u++) {
+    for (int u = 0; u < IBP_PREFETCH_VECS; u++) {
         const ibp_u64 i = lane + 32 * u;
         if (i < vecs) d[i] = pf.v[u];
     }
-    ibp_u64 i = lane + 32 * V;
+    ibp_u64 i = lane + 32 * IBP_PREFETCH_VECS;
     for (; i + 96 < vecs; i += 128) {
         uint4 a = s[i], b = s[i + 32], c = s[i + 64], e = s[i + 96];
         d[i] = a; d[i + 32] = b; d[i + 64] = c; d[i + 96] = e;

@@ -275,14 +275,6 @@ __device__ __forceinline__ const ibp_u64* chunk_first_rows(const IbpGatherParams
 #ifndef IBP_GATHER_SPARSE_MIN_BLOCKS
 #define IBP_GATHER_SPARSE_MIN_BLOCKS 5
 #endif
-// IBP_SPARSE_PIPELINE=1: ibp_gather_sparse issues the next row's first record loads (one 16-byte
-// vector per lane: all of a record of <= 512 B, Cora's and f32 rows' at 5 %) right after its
-// lookups, before it waits for this row's record and decodes it, at the cost of 4 registers held
-// across the decode. It acts only where warps take several rows: from ~17K-row batches with the
-// default grid, from fewer with IBP_SPARSE_BLOCKS_PER_SM (crates/ibp-gpu; GPU_NOTES entry 93).
-#ifndef IBP_SPARSE_PIPELINE
-#define IBP_SPARSE_PIPELINE 0
-#endif
 // The loop of ibp_gather (SPARSE false) and ibp_gather_sparse (true: rows with a sparse table are
 // zeroed while their record's loads are in flight, then only their exceptions decoded,
 // sparse_rows.cuh).
@@ -301,18 +293,11 @@ __device__ __forceinline__ void gather_rows(const IbpGatherParams& prm, ibp_u8* 
     if (k >= prm.count) return;  // after the only __syncthreads
     Job cur = lookup<SPARSE>(prm, first_rows, row0, lane);
     ibp_u64 t_looked = IBP_GATHER_TIMELINE ? global_ns() : 0;
-#if IBP_SPARSE_PIPELINE
-    const bool pipelined = SPARSE;
-    PrefetchV<1> ahead;  // pipelined: this row's first vectors, loaded before the previous row's decode
-    if (pipelined && cur.code == IBP_STATUS_OK && cur.staged) stage_begin(ahead, cur.src, cur.len, lane);
-#else
-    const bool pipelined = false;
-#endif
     for (;;) {
         // Start loading this row's record, then do the next row's lookups while the loads fly.
         Prefetch pf;
         const bool stage_it = cur.code == IBP_STATUS_OK && cur.staged;
-        if (!pipelined && stage_it) stage_begin(pf, cur.src, cur.len, lane);
+        if (stage_it) stage_begin(pf, cur.src, cur.len, lane);
         ibp_u32 free0 = 0;
         if (SPARSE && stage_it && cur.free && !cur.raw) {
             if (lane < ((cur.n + 31) >> 5)) free0 = __ldg(cur.free + lane);
@@ -323,12 +308,7 @@ __device__ __forceinline__ void gather_rows(const IbpGatherParams& prm, ibp_u8* 
         Job nxt;
         if (have_next) nxt = lookup<SPARSE>(prm, first_rows, request_row(prm, kn), lane);
         const ibp_u64 t_looked_next = IBP_GATHER_TIMELINE ? global_ns() : 0;
-#if IBP_SPARSE_PIPELINE
-        PrefetchV<1> ahead_next;
-        if (pipelined && have_next && nxt.code == IBP_STATUS_OK && nxt.staged) stage_begin(ahead_next, nxt.src, nxt.len, lane);
-        if (stage_it && pipelined) stage_end(ahead, stage, cur.src, cur.len, lane);
-#endif
-        if (stage_it && !pipelined) stage_end(pf, stage, cur.src, cur.len, lane);
+        if (stage_it) stage_end(pf, stage, cur.src, cur.len, lane);
         __syncwarp();  // (also orders the zeros' stores before the exceptions' over them)
         const ibp_u64 t_staged = IBP_GATHER_TIMELINE ? global_ns() : 0;
         finish<SPARSE>(prm, cur, k, stage, lane, free0);
@@ -343,9 +323,6 @@ __device__ __forceinline__ void gather_rows(const IbpGatherParams& prm, ibp_u8* 
         if (!have_next) break;
         cur = nxt;
         k = kn;
-#if IBP_SPARSE_PIPELINE
-        ahead = ahead_next;
-#endif
     }
 }
 

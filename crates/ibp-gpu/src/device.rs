@@ -124,13 +124,6 @@ pub(crate) fn env_u32(name: &str) -> Option<u32> {
     std::env::var(name).ok().and_then(|v| v.trim().parse::<u32>().ok())
 }
 
-/// Blocks of [`crate::launch::WARPS_PER_BLOCK`] warps for `items` warp-sized work items on
-/// `sm_count` SMs: enough to cover them, at least 1, at most `per_sm` per SM (at least one per SM).
-fn grid_blocks(items: u64, sm_count: u32, per_sm: u32) -> u32 {
-    let needed = items.div_ceil(crate::launch::WARPS_PER_BLOCK as u64);
-    needed.clamp(1, sm_count.max(1) as u64 * per_sm.max(1) as u64) as u32
-}
-
 /// The tile size every tile kernel takes when the environment variable `IBP_TILE_BYTES` sets one
 /// (4096 to [`TILE_BYTES_MAX`], rounded down to 16 bytes), read once per process.
 fn tile_bytes_override() -> Option<u32> {
@@ -425,22 +418,8 @@ impl GpuDevice {
     /// Grid size for `items` warp-sized work items: enough blocks to cover them, at most 32 per SM
     /// (kernels are grid-stride loops).
     pub(crate) fn blocks_for(&self, items: u64) -> u32 {
-        self.blocks_at_most(items, 32)
-    }
-
-    /// [`GpuDevice::blocks_for`] with at most `per_sm` blocks per SM.
-    pub(crate) fn blocks_at_most(&self, items: u64, per_sm: u32) -> u32 {
-        grid_blocks(items, self.sm_count, per_sm)
-    }
-
-    /// Grid size of an `ibp_gather_sparse` launch for `items` requests: [`GpuDevice::blocks_for`],
-    /// or with `IBP_SPARSE_BLOCKS_PER_SM=N` (1 to 32) in the environment at most N blocks per SM,
-    /// so that each warp loops over several requests (an A/B of the kernel's
-    /// `IBP_SPARSE_PIPELINE`, bench/GPU_NOTES.md entry 93). Read once per process.
-    pub(crate) fn sparse_gather_blocks(&self, items: u64) -> u32 {
-        static PER_SM: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
-        let per_sm = *PER_SM.get_or_init(|| env_u32("IBP_SPARSE_BLOCKS_PER_SM").map_or(32, |n| n.clamp(1, 32)));
-        self.blocks_at_most(items, per_sm)
+        let needed = items.div_ceil(crate::launch::WARPS_PER_BLOCK as u64);
+        needed.clamp(1, self.sm_count.max(1) as u64 * 32) as u32
     }
 }
 
@@ -493,25 +472,5 @@ impl GpuDevice {
                 )
             })
             .collect()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::grid_blocks;
-    use crate::launch::WARPS_PER_BLOCK;
-
-    #[test]
-    fn grid_blocks_cover_the_items_up_to_the_cap_per_sm() {
-        let w = WARPS_PER_BLOCK as u64;
-        // Enough blocks for every item, rounded up, when under the cap.
-        assert_eq!(grid_blocks(1, 132, 32), 1);
-        assert_eq!(grid_blocks(w * 10 + 1, 132, 32), 11);
-        // 4K requests on 132 SMs: 1,024 blocks by default, the 660 resident ones at 5 per SM.
-        assert_eq!(grid_blocks(4096, 132, 32) as u64, 4096 / w);
-        assert_eq!(grid_blocks(4096, 132, 5), 660);
-        // Never 0 blocks, and never 0 per SM.
-        assert_eq!(grid_blocks(0, 132, 32), 1);
-        assert_eq!(grid_blocks(1 << 20, 0, 0), 1);
     }
 }

@@ -827,13 +827,10 @@ impl GpuEntry {
                     .map_err(GpuError::driver("launching ibp_gather_flat"))?
             }
             // Sparse rows are decoded by their exceptions, a warp each (bench/GPU_NOTES.md entry 88).
-            _ if self.uses_sparse_rows() => launch::gather(
-                &self.device.gather_sparse_fn,
-                stream,
-                &p,
-                self.device.sparse_gather_blocks(count),
-            )
-            .map_err(GpuError::driver("launching ibp_gather_sparse"))?,
+            _ if self.uses_sparse_rows() => {
+                launch::gather(&self.device.gather_sparse_fn, stream, &p, self.device.blocks_for(count))
+                    .map_err(GpuError::driver("launching ibp_gather_sparse"))?
+            }
             _ => match gather_split_log2(count, self.coded_words, self.device.sm_count(), self.decode_bound) {
                 0 => launch::gather(&self.device.gather_fn, stream, &p, self.device.blocks_for(count))
                     .map_err(GpuError::driver("launching ibp_gather"))?,

@@ -116,7 +116,6 @@ const AB_SWITCHES: [&[&str]; 4] = [
         "-DIBP_VL_DEFER_CHECKS=0",
         "-DIBP_LEAN_VEC_MIN_BLOCKS=3",
         "-DIBP_SPARSE_COMPACT=0",
-        "-DIBP_SPARSE_PIPELINE=1",
     ],
 ];
 
