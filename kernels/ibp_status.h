@@ -75,8 +75,8 @@ struct IbpGatherParams {
     const ibp_u8* tables;    // per-position decode tables (ibp_gather.cu) of the chunks that have one
     const ibp_u64* table_offsets;  // per chunk: byte offset of its table in tables, or ~0; null: none
     const ibp_u64* row_spans;  // null, or per entry row (entry_rows of them): its record's offset within
-                               // its chunk's payload (bits 0-39) and length (bits 40-63); used only
-                               // with chunk_rows set
+                               // its chunk's payload (bits 0-39) and length (bits 40-63), the
+                               // chunk found by division (chunk_rows) or by binary search
     ibp_u32 chunk_count;
     ibp_u32 row_bytes;
     ibp_u32 stage_bytes;     // shared-memory staging bytes per warp (multiple of 16)

@@ -55,6 +55,17 @@ __device__ __forceinline__ Job lookup(const IbpGatherParams& prm, const ibp_u64*
     job.src = 0; job.masks = 0; job.table = 0; job.free = 0; job.len = 0; job.words_bytes = 0;
     job.n = 0; job.wb = 1; job.align_log2 = 0; job.entries = 0; job.raw = false; job.staged = false;
     if (row >= prm.entry_rows || prm.chunk_count == 0) { job.code = IBP_STATUS_ROW_INDEX; return job; }
+#if IBP_GATHER_LEAN_LOOKUP
+    // With a flat row index (prm.row_spans) the record's span depends on the row alone: it is loaded
+    // first, so it flies with the chunk search (a division, or a binary search whose steps are
+    // shared-memory loads where the chunks' first rows fit there) and the descriptor's loads,
+    // instead of the anchor and stored-length loads that wait for the descriptor.
+    const bool spans = IBP_GATHER_SPANS && prm.row_spans != 0;
+    const ibp_u64 span = spans ? prm.row_spans[row] : 0ull;
+#else
+    const bool spans = false;
+    const ibp_u64 span = 0;
+#endif
     // Chunk of the row: last chunk with first_row <= row (uniform across the warp). With chunk_rows
     // set, chunk c is taken to start at row c * chunk_rows; the descriptor's check below rejects a
     // row that is not in the chunk found either way.
@@ -74,15 +85,17 @@ __device__ __forceinline__ Job lookup(const IbpGatherParams& prm, const ibp_u64*
         }
     }
 #if IBP_GATHER_LEAN_LOOKUP
-    // With a flat row index (prm.row_spans: chunk found by division, see IbpGatherParams) the
-    // record's span is loaded beside the descriptor, not after it and the row lengths.
-    const bool spans = IBP_GATHER_SPANS && prm.row_spans != 0 && prm.chunk_rows != 0;
-    const ibp_u64 span = spans ? prm.row_spans[row] : 0ull;
     const IbpChunk c = load_chunk(prm.chunks + lo);
 #else
-    const bool spans = false;
-    const ibp_u64 span = 0;
     const IbpChunk& c = prm.chunks[lo];
+#endif
+#if IBP_GATHER_TABLES
+    // The chunk's table offset (lo < chunk_count, the length of table_offsets) depends on the chunk
+    // alone: with IBP_GATHER_EARLY_TABLE, ibp_gather_sparse loads it here, beside the descriptor,
+    // rather than after the record is located, one L2 round trip less before the record's loads
+    // are issued. (ibp_gather keeps the late load: the early one moves its spills into the loop.)
+    const bool early_table = IBP_GATHER_EARLY_TABLE && SPARSE && prm.table_offsets;
+    const ibp_u64 early_toff = early_table ? prm.table_offsets[lo] : ~0ull;
 #endif
     const ibp_u64 first = c.first_row;
     const ibp_u32 row_count = c.row_count;
@@ -174,7 +187,7 @@ __device__ __forceinline__ Job lookup(const IbpGatherParams& prm, const ibp_u64*
         // (Only when the table its descriptor implies lies in the tables buffer: the host builds it
         // from the same descriptor, but the kernel does not rely on that.)
         if (prm.table_offsets) {
-            const ibp_u64 toff = prm.table_offsets[lo];
+            const ibp_u64 toff = early_table ? early_toff : prm.table_offsets[lo];
             if (toff != ~0ull && toff <= prm.tables_size && 32 * (ibp_u64)G * n <= prm.tables_size - toff) {
                 job.table = (const uint4*)(prm.tables + toff) + (ibp_u64)g * n;
                 job.entries = G * n;

@@ -26,8 +26,8 @@ pub(crate) struct GatherParams {
     pub tables: sys::CUdeviceptr,
     /// Per chunk: byte offset of its table in `tables`, or `u64::MAX`; null when no chunk has one.
     pub table_offsets: sys::CUdeviceptr,
-    /// Null, or `entry_rows` row spans ([`crate::layout::EntryLayout::row_spans`]), read only when
-    /// `chunk_rows` is set.
+    /// Null, or `entry_rows` row spans ([`crate::layout::EntryLayout::row_spans`]), with chunks
+    /// found by division (`chunk_rows` set) or by binary search.
     pub row_spans: sys::CUdeviceptr,
     pub chunk_count: u32,
     pub row_bytes: u32,

@@ -388,12 +388,13 @@ impl EntryLayout {
 
     /// A flat row index for `ibp_gather` (`IbpGatherParams::row_spans`): per entry row, its record's
     /// offset within its chunk's payload in bits 0-39 and its length in bits 40-63, so the kernel
-    /// finds a record with one load beside the chunk descriptor's instead of two after it (anchor,
-    /// row lengths). `None` where the kernel would not use it (no uniform chunk rows; every chunk
-    /// raw, its records found by position) or a value does not fit (a chunk payload of 2^40 bytes
-    /// or more, a record of 2^24 bytes or more).
+    /// finds a record with one load issued beside the chunk search and descriptor's, instead of two
+    /// after them (anchor, row lengths), whether chunks are found by division
+    /// ([`EntryLayout::uniform_chunk_rows`]) or by binary search. `None` where the kernel would not
+    /// use it (every chunk raw, its records found by position) or a value does not fit (a chunk
+    /// payload of 2^40 bytes or more, a record of 2^24 bytes or more).
     pub fn row_spans(&self) -> Option<Vec<u64>> {
-        if self.chunk_rows == 0 || self.chunks.iter().all(|c| c.group_count == 0) {
+        if self.chunks.iter().all(|c| c.group_count == 0) {
             return None;
         }
         let mut spans = Vec::with_capacity(usize::try_from(self.row_count).ok()?);
@@ -517,22 +518,24 @@ mod tests {
     fn row_spans_give_every_record() {
         let layout = EntryLayout::new(64, &[sample(1), sample(3)]).unwrap();
         assert_eq!(layout.uniform_chunk_rows(), 200);
-        let spans = layout.row_spans().unwrap();
-        assert_eq!(spans.len() as u64, layout.row_count);
-        for (row, &span) in spans.iter().enumerate() {
-            let c = &layout.chunks[row / 200];
-            let (start, len) = layout.record_span(row as u64).unwrap();
-            assert_eq!(span & SPAN_OFFSET_MASK, start - c.payload_offset, "row {row}");
-            assert_eq!(span >> SPAN_LENGTH_SHIFT, len, "row {row}");
-        }
-        // No uniform chunk rows: the kernel finds chunks by search and takes no spans.
-        let odd = EntryLayout::new(
-            64,
-            &[raw_chunk(7, 64, 4, 0), raw_chunk(5, 64, 4, 0), raw_chunk(7, 64, 4, 0)],
-        )
-        .unwrap();
+        // Each span is its record's offset within its chunk's payload and its length.
+        let spans_match = |layout: &EntryLayout| {
+            let spans = layout.row_spans().unwrap();
+            assert_eq!(spans.len() as u64, layout.row_count);
+            for (row, &span) in spans.iter().enumerate() {
+                let row = row as u64;
+                let c = layout.chunks.iter().rfind(|c| c.first_row <= row).unwrap();
+                let (start, len) = layout.record_span(row).unwrap();
+                assert_eq!(span & SPAN_OFFSET_MASK, start - c.payload_offset, "row {row}");
+                assert_eq!(span >> SPAN_LENGTH_SHIFT, len, "row {row}");
+            }
+        };
+        spans_match(&layout);
+        // No uniform chunk rows (a short chunk in the middle): the kernel finds chunks by binary
+        // search, and still takes the spans.
+        let odd = EntryLayout::new(64, &[sample(1), raw_chunk(7, 64, 4, 0), sample(3)]).unwrap();
         assert_eq!(odd.uniform_chunk_rows(), 0);
-        assert!(odd.row_spans().is_none());
+        spans_match(&odd);
         // Raw chunks only: records are found by position, no spans.
         let raw = EntryLayout::new(64, &[raw_chunk(7, 64, 4, 0), raw_chunk(7, 64, 4, 0)]).unwrap();
         assert_eq!(raw.uniform_chunk_rows(), 7);
