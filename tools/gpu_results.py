@@ -85,8 +85,9 @@ def summary(t: dict[str, list[dict]]) -> list[str]:
         for b in batches)
     lines.append(f"| host-memory gather, rows >= 1 KiB, >= 0.95 of ideal (IBP/ideal) | dense rows (<= 50 % saved): "
                  f"{text} (sparse rows, > 50 % saved: {sparse_text}) | {met} |")
-    # Rows of a default-encoded file loaded with ChunkForm::FOR_GPU_READS ("@relaid") are reported
-    # on their own line; the targets' rows are the files' chunks as stored.
+    # Rows of a default-encoded file loaded with ChunkForm::FOR_GPU_READS ("@relaid", the host
+    # loaders' default form) are reported on their own line; the targets' rows are the files'
+    # chunks as stored (ChunkForm::AsStored), the strictest reading.
     relaid = [r for r in host if r["dataset"].endswith("@relaid")]
     host = [r for r in host if not r["dataset"].endswith("@relaid")]
     relaid_whole = [r for r in whole if r["dataset"].endswith("@relaid")]
@@ -142,7 +143,8 @@ def summary(t: dict[str, list[dict]]) -> list[str]:
                 slow_by_set.setdefault(f"{r['dataset']} {r['row B']} B A={r['A']}", []).append(
                     f"{int(r['batch']) // 1024}K {raw_ratio(r):.2f}")
         slow = [f"{k} ({', '.join(v)})" for k, v in sorted(slow_by_set.items())]
-        lines += ["", "Files written for size, loaded with `ChunkForm::FOR_GPU_READS` (`@relaid` rows: the loader keeps "
+        lines += ["", "Files written for size, loaded with `ChunkForm::FOR_GPU_READS` (since 2026-12-07 the default of "
+                  "the loaders that keep the payload in pinned host memory; `@relaid` rows: the loader keeps "
                   "raw the chunks whose coded records are no cheaper to read, "
                   + ", ".join(sorted({f"{r['dataset']} {r['row B']} B A={r['A']} ({float(r['saved %']):.1f} % saved)"
                                       for r in relaid if r["batch"] == relaid[0]["batch"]}))

@@ -12,7 +12,7 @@
 use ibp_codec::{ContainerReader, ContainerWriter, DecoderKind, EncodeOptions};
 use ibp_format::Dtype;
 use ibp_gpu::testdata::{float_rows, Rng};
-use ibp_gpu::{gpu_unavailable_reason, ChunkForm, GpuDevice, GpuEntry, HostEntry, PayloadHome};
+use ibp_gpu::{gpu_unavailable_reason, GpuDevice, GpuEntry, HostEntry, PayloadHome};
 use std::io::Cursor;
 use std::time::Instant;
 
@@ -55,10 +55,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
 
     // The compressed payload goes to pinned host memory once; the GPU reads it over the bus. A file
-    // written for size may code chunks whose records are no cheaper to read than raw rows: loaded
-    // for GPU reads, those are kept raw (decoded once here), the others as stored.
+    // written for size may code chunks whose records are no cheaper to read than raw rows: a host
+    // entry keeps those raw (decoded once here, `ChunkForm::FOR_GPU_READS`, the default for host
+    // memory), the others as stored.
     let device = GpuDevice::new(ordinal)?;
-    let host = HostEntry::from_reader_with_form(&device, &mut reader, entry, ChunkForm::FOR_GPU_READS)?;
+    let host = HostEntry::from_reader(&device, &mut reader, entry)?;
     println!(
         "{} of {} chunks kept raw for GPU reads; {} bytes in pinned host memory",
         host.relaid_chunks(),

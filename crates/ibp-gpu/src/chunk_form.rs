@@ -7,7 +7,8 @@
 //! does not repay its decode ([`TransferCost::GPU`] weighs a coded record as one sector). Gathers
 //! of such rows run at 0.7-0.9 of the uncompressed gather (bench/GPU_NOTES.md, "What limits
 //! what"). The file is right to code them (it is smaller); a loader that serves zero-copy gathers
-//! may instead keep those chunks raw ([`ChunkForm::RawWhereNotCheaper`]): each such chunk is
+//! keeps those chunks raw instead ([`ChunkForm::RawWhereNotCheaper`], by default for payloads in
+//! pinned host memory: [`ChunkForm::for_home`]): each such chunk is
 //! decoded once on the CPU at load (every row checked, spec 6) and re-laid as a raw chunk (spec
 //! 5.5, `G = 0`) of 16-byte aligned rows, which gathers read exactly like uncompressed rows.
 //! Chunks whose coding does make reads cheaper, raw chunks, and chunks that fail to decode (their
@@ -15,6 +16,7 @@
 //! file itself is never changed.
 #![forbid(unsafe_code)]
 
+use crate::entry::PayloadHome;
 use ibp_codec::chunk_codec::{gpu_raw_align_log2, reads_no_cheaper_than_raw};
 use ibp_codec::options::TransferCost;
 use ibp_codec::{decode_chunk, encode_chunk_with_plan, ChunkPlan, DecoderKind};
@@ -26,9 +28,14 @@ use std::borrow::Cow;
 pub const RAW_ROWS_ALIGN_LOG2: u8 = ibp_codec::chunk_codec::GPU_RAW_ROWS_ALIGN_LOG2;
 
 /// How a loader keeps each chunk of an entry.
+///
+/// Loaders that place the payload in pinned host memory for zero-copy gathers
+/// ([`crate::HostEntry::new`], [`crate::GpuEntry::load`] with [`PayloadHome::HostMapped`]) use
+/// [`ChunkForm::FOR_GPU_READS`] unless told otherwise; loaders that place it in device memory
+/// keep every chunk as stored, the smallest form ([`ChunkForm::for_home`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ChunkForm {
-    /// Every chunk exactly as the file stores it (the default).
+    /// Every chunk exactly as the file stores it (the smallest form; `Default`).
     #[default]
     AsStored,
     /// A coded chunk whose records cost at least as much to read, under this cost model
@@ -43,6 +50,19 @@ impl ChunkForm {
     /// ([`TransferCost::GPU`], the one `ibp compress --gpu` writes files with): a file written for
     /// size then gathers like one written with `--gpu`.
     pub const FOR_GPU_READS: ChunkForm = ChunkForm::RawWhereNotCheaper(TransferCost::GPU);
+
+    /// The form a loader uses for a payload kept in `home` when none is given: chunks no cheaper to
+    /// read coded are kept raw where the kernels read the payload over the bus
+    /// ([`PayloadHome::HostMapped`]: rows of <= 256 B then gather at the speed of uncompressed
+    /// rows, at the cost of host memory for those chunks' raw rows); every chunk as stored in
+    /// device memory ([`PayloadHome::Device`]: a compressed GPU cache, where reads are not
+    /// bus-bound).
+    pub fn for_home(home: PayloadHome) -> ChunkForm {
+        match home {
+            PayloadHome::HostMapped => ChunkForm::FOR_GPU_READS,
+            PayloadHome::Device => ChunkForm::AsStored,
+        }
+    }
 }
 
 /// An entry's chunks in the form a loader keeps them.

@@ -48,14 +48,16 @@ pub struct HostEntry {
 impl HostEntry {
     /// Builds the layout from the chunks' metadata (in row order), checks each payload's length
     /// and CRC (spec 9.2), and copies the payloads into pinned memory allocated through `device`.
-    /// Every chunk is kept as stored ([`ChunkForm::AsStored`]).
+    /// Chunks are kept in [`ChunkForm::FOR_GPU_READS`] (a host entry is read over the bus): coded
+    /// chunks no cheaper to read than raw rows are kept raw; [`HostEntry::with_form`] with
+    /// [`ChunkForm::AsStored`] keeps every chunk as the file stores it.
     pub fn new(
         device: &GpuDevice,
         row_bytes: u64,
         metas: &[ChunkMeta],
         payloads: &[&[u8]],
     ) -> GpuResult<Arc<HostEntry>> {
-        HostEntry::with_form(device, row_bytes, metas, payloads, ChunkForm::AsStored)
+        HostEntry::with_form(device, row_bytes, metas, payloads, ChunkForm::FOR_GPU_READS)
     }
 
     /// [`HostEntry::new`] with the chunks kept in `form`: [`ChunkForm::FOR_GPU_READS`] keeps raw
@@ -89,13 +91,14 @@ impl HostEntry {
     }
 
     /// Reads entry `entry` of a container (every chunk's metadata and payload, payload CRCs checked
-    /// by the reader) into pinned memory allocated through `device`.
+    /// by the reader) into pinned memory allocated through `device`, in [`ChunkForm::FOR_GPU_READS`]
+    /// as [`HostEntry::new`].
     pub fn from_reader<R: std::io::Read + std::io::Seek>(
         device: &GpuDevice,
         reader: &mut ibp_codec::ContainerReader<R>,
         entry: usize,
     ) -> GpuResult<Arc<HostEntry>> {
-        HostEntry::from_reader_with_form(device, reader, entry, ChunkForm::AsStored)
+        HostEntry::from_reader_with_form(device, reader, entry, ChunkForm::FOR_GPU_READS)
     }
 
     /// [`HostEntry::from_reader`] with the chunks kept in `form` (see [`HostEntry::with_form`]).
@@ -273,8 +276,9 @@ enum Rows<'a> {
 
 impl GpuEntry {
     /// Loads an entry from its chunks' metadata and payloads (row order). The payload goes to
-    /// device memory (`PayloadHome::Device`) or to new pinned host memory (`HostMapped`).
-    /// Every chunk is kept as stored ([`ChunkForm::AsStored`]).
+    /// device memory (`PayloadHome::Device`) or to new pinned host memory (`HostMapped`), its
+    /// chunks in the form [`ChunkForm::for_home`] gives: as stored in device memory, in
+    /// [`ChunkForm::FOR_GPU_READS`] in host memory.
     pub fn load(
         device: &Arc<GpuDevice>,
         row_bytes: u64,
@@ -282,7 +286,7 @@ impl GpuEntry {
         payloads: &[&[u8]],
         home: PayloadHome,
     ) -> GpuResult<GpuEntry> {
-        GpuEntry::load_with_form(device, row_bytes, metas, payloads, home, ChunkForm::AsStored)
+        GpuEntry::load_with_form(device, row_bytes, metas, payloads, home, ChunkForm::for_home(home))
     }
 
     /// [`GpuEntry::load`] with the chunks kept in `form` (see [`HostEntry::with_form`]).
@@ -315,15 +319,15 @@ impl GpuEntry {
         }
     }
 
-    /// Loads entry `entry` of a container (payload CRCs checked) onto `device`, every chunk as
-    /// stored.
+    /// Loads entry `entry` of a container (payload CRCs checked) onto `device`, its chunks in the
+    /// form [`ChunkForm::for_home`] gives (see [`GpuEntry::load`]).
     pub fn from_reader<R: std::io::Read + std::io::Seek>(
         device: &Arc<GpuDevice>,
         reader: &mut ibp_codec::ContainerReader<R>,
         entry: usize,
         home: PayloadHome,
     ) -> GpuResult<GpuEntry> {
-        GpuEntry::from_reader_with_form(device, reader, entry, home, ChunkForm::AsStored)
+        GpuEntry::from_reader_with_form(device, reader, entry, home, ChunkForm::for_home(home))
     }
 
     /// [`GpuEntry::from_reader`] with the chunks kept in `form` (see [`HostEntry::with_form`]).

@@ -8,9 +8,11 @@
 //! - [`GpuEntry`]: an entry on one GPU (metadata in device memory; payload in device memory or
 //!   mapped host memory) with [`gather`](GpuEntry::gather), range, chunk and whole-entry decodes,
 //!   asynchronous on the caller's stream into the caller's buffer.
-//! - [`ChunkForm`]: how a loader keeps each chunk: as stored (the default) or, with
-//!   [`ChunkForm::FOR_GPU_READS`], coded chunks that are no cheaper to read than raw rows kept raw
-//!   (decoded once on the CPU at load), so files written for size gather like `ibp compress --gpu` files.
+//! - [`ChunkForm`]: how a loader keeps each chunk: as stored or, with [`ChunkForm::FOR_GPU_READS`],
+//!   coded chunks that are no cheaper to read than raw rows kept raw (decoded once on the CPU at
+//!   load), so files written for size gather like `ibp compress --gpu` files. Loaders use
+//!   `FOR_GPU_READS` for payloads in pinned host memory and keep chunks as stored in device memory
+//!   unless given a form ([`ChunkForm::for_home`]).
 //! - [`baselines`]: copy kernels used by the benchmark (uncompressed gather, record copy).
 //! - [`kernel_cache`]: compiled kernels kept on disk across processes (`IBP_KERNEL_CACHE`).
 //!

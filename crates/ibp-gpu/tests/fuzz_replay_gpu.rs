@@ -12,7 +12,7 @@ mod replay;
 
 use cudarc::driver::CudaSlice;
 use ibp_format::ErrorCode;
-use ibp_gpu::{GpuDevice, GpuEntry, GpuError, PayloadHome};
+use ibp_gpu::{ChunkForm, GpuDevice, GpuEntry, GpuError, PayloadHome};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -44,7 +44,8 @@ fn gpu_decode(dev: &Arc<GpuDevice>, bytes: &[u8], home: PayloadHome) -> Result<E
     let mut out = Vec::new();
     for e in 0..reader.entries().len() {
         let name = reader.entries()[e].name.clone();
-        let entry = GpuEntry::from_reader(dev, &mut reader, e, home).map_err(code_of)?;
+        // Every chunk as stored, in either home: the kernels, not the loader's CPU decode, face the input.
+        let entry = GpuEntry::from_reader_with_form(dev, &mut reader, e, home, ChunkForm::AsStored).map_err(code_of)?;
         let len = (entry.row_count() * entry.row_bytes()) as usize;
         if len == 0 {
             out.push((name, Vec::new()));

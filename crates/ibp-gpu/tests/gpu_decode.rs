@@ -599,6 +599,34 @@ fn entries_relaid_for_gpu_reads_match_cpu_decoder() {
             );
         }
         check_case_in_form(&dev, &case, &mut rng, ChunkForm::FOR_GPU_READS);
+        // The loaders' defaults: re-laid in pinned host memory, as stored in device memory.
+        let refs = case.payload_refs();
+        let host = HostEntry::new(&dev, case.row_bytes as u64, &case.metas, &refs).unwrap();
+        let mapped = GpuEntry::load(&dev, case.row_bytes as u64, &case.metas, &refs, PayloadHome::HostMapped).unwrap();
+        let cached = GpuEntry::load(&dev, case.row_bytes as u64, &case.metas, &refs, PayloadHome::Device).unwrap();
+        assert!(
+            host.relaid_chunks() > 0,
+            "{}: HostEntry::new re-laid nothing",
+            case.label
+        );
+        assert_eq!(
+            mapped.relaid_chunks(),
+            host.relaid_chunks(),
+            "{}: GpuEntry::load in host memory",
+            case.label
+        );
+        assert_eq!(
+            cached.relaid_chunks(),
+            0,
+            "{}: GpuEntry::load in device memory",
+            case.label
+        );
+        assert_eq!(
+            decode_all_to_host(&mapped),
+            case.expected,
+            "{}: default host load",
+            case.label
+        );
         println!("{}: matched", case.label);
     }
 }

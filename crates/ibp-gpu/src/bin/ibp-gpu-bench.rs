@@ -593,7 +593,8 @@ fn main() {
             raw
         };
         let early_raw = raw_first.then(raw_rows);
-        let host = HostEntry::new(&dev, rb as u64, &all_metas, &all_payloads).unwrap();
+        // The entry as stored (the `@relaid` rows below are the loader's default form for host memory).
+        let host = HostEntry::with_form(&dev, rb as u64, &all_metas, &all_payloads, ChunkForm::AsStored).unwrap();
         let raw = early_raw.unwrap_or_else(raw_rows);
         let ent_h = GpuEntry::from_host(&dev, &host, PayloadHome::HostMapped).unwrap();
         let ent_d = GpuEntry::from_host(&dev, &host, PayloadHome::Device).unwrap();

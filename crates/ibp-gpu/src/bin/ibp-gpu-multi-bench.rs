@@ -28,7 +28,7 @@ use cudarc::driver::{CudaSlice, CudaStream};
 use ibp_codec::EncodeOptions;
 use ibp_gpu::baselines::{raw_gather, Source};
 use ibp_gpu::testdata::{float_rows, sparse_rows, Rng};
-use ibp_gpu::{GpuDevice, GpuEntry, HostEntry, PayloadHome, PendingDecode, PinnedBuffer};
+use ibp_gpu::{ChunkForm, GpuDevice, GpuEntry, HostEntry, PayloadHome, PendingDecode, PinnedBuffer};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Barrier};
 use std::time::Instant;
@@ -413,7 +413,14 @@ fn main() {
         let chunk_rows = ((8usize << 20) / rb).clamp(1, 1 << 20);
         let chunks = RepeatedChunks::encode(&ds.base, rb, &opts, chunk_rows, args.target_mib << 20);
         let (raw_len, saved) = (chunks.raw_len(), chunks.saved_percent());
-        let host = HostEntry::new(&devices[0], rb as u64, &chunks.all_metas(), &chunks.all_payloads()).unwrap();
+        let host = HostEntry::with_form(
+            &devices[0],
+            rb as u64,
+            &chunks.all_metas(),
+            &chunks.all_payloads(),
+            ChunkForm::AsStored,
+        )
+        .unwrap();
         let mut raw = PinnedBuffer::new(devices[0].context(), raw_len).unwrap();
         for c in raw.as_mut_slice().chunks_mut(ds.base.len()) {
             c.copy_from_slice(&ds.base[..c.len()]);

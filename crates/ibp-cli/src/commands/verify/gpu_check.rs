@@ -4,7 +4,7 @@
 use super::{DataError, Reader, SecondDecoder};
 use crate::cli::GpuPayloadArg;
 use crate::error::{CliError, CliResult};
-use ibp_gpu::{CudaSlice, CudaStream, GpuDevice, GpuEntry, GpuError, PayloadHome};
+use ibp_gpu::{ChunkForm, CudaSlice, CudaStream, GpuDevice, GpuEntry, GpuError, PayloadHome};
 use std::sync::Arc;
 
 /// The GPU of `verify --gpu`: a device, a stream, where entries' payloads go, the entry loaded
@@ -63,7 +63,8 @@ impl SecondDecoder for GpuCheck {
 
     fn load_entry(&mut self, reader: &mut Reader, entry: usize) -> CliResult<Result<(), DataError>> {
         self.entry = None; // (the previous entry's device memory goes first)
-        match GpuEntry::from_reader(&self.device, reader, entry, self.home) {
+                           // Every chunk as the file stores it, in either home: this checks the file's own coding.
+        match GpuEntry::from_reader_with_form(&self.device, reader, entry, self.home, ChunkForm::AsStored) {
             Ok(loaded) => {
                 self.entry = Some(loaded);
                 Ok(Ok(()))
