@@ -89,14 +89,6 @@ __device__ __forceinline__ Job lookup(const IbpGatherParams& prm, const ibp_u64*
 #else
     const IbpChunk& c = prm.chunks[lo];
 #endif
-#if IBP_GATHER_TABLES
-    // The chunk's table offset (lo < chunk_count, the length of table_offsets) depends on the chunk
-    // alone: with IBP_GATHER_EARLY_TABLE, ibp_gather_sparse loads it here, beside the descriptor,
-    // rather than after the record is located, one L2 round trip less before the record's loads
-    // are issued. (ibp_gather keeps the late load: the early one moves its spills into the loop.)
-    const bool early_table = IBP_GATHER_EARLY_TABLE && SPARSE && prm.table_offsets;
-    const ibp_u64 early_toff = early_table ? prm.table_offsets[lo] : ~0ull;
-#endif
     const ibp_u64 first = c.first_row;
     const ibp_u32 row_count = c.row_count;
     const ibp_u64 r = row - first;
@@ -187,7 +179,7 @@ __device__ __forceinline__ Job lookup(const IbpGatherParams& prm, const ibp_u64*
         // (Only when the table its descriptor implies lies in the tables buffer: the host builds it
         // from the same descriptor, but the kernel does not rely on that.)
         if (prm.table_offsets) {
-            const ibp_u64 toff = early_table ? early_toff : prm.table_offsets[lo];
+            const ibp_u64 toff = prm.table_offsets[lo];
             if (toff != ~0ull && toff <= prm.tables_size && 32 * (ibp_u64)G * n <= prm.tables_size - toff) {
                 job.table = (const uint4*)(prm.tables + toff) + (ibp_u64)g * n;
                 job.entries = G * n;

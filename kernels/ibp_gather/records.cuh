@@ -58,9 +58,6 @@ struct GmemRecord {
 #ifndef IBP_GATHER_SPANS
 #define IBP_GATHER_SPANS 1  // ibp_gather takes a coded record's offset and length from prm.row_spans when set
 #endif
-#ifndef IBP_GATHER_EARLY_TABLE
-#define IBP_GATHER_EARLY_TABLE 1  // ibp_gather_sparse loads a chunk's table offset beside its descriptor, not after the span
-#endif
 #ifndef IBP_GATHER_RAW_CHUNKS
 #define IBP_GATHER_RAW_CHUNKS 1  // ibp_gather locates raw-chunk records by position, copies them directly
 #endif

@@ -63,8 +63,8 @@ impl SecondDecoder for GpuCheck {
 
     fn load_entry(&mut self, reader: &mut Reader, entry: usize) -> CliResult<Result<(), DataError>> {
         self.entry = None; // (the previous entry's device memory goes first)
-                           // Every chunk as the file stores it, in either home: this checks the file's own coding.
-        match GpuEntry::from_reader_with_form(&self.device, reader, entry, self.home, ChunkForm::AsStored) {
+        let form = ChunkForm::AsStored; // every chunk as the file stores it: this checks the file's coding
+        match GpuEntry::from_reader_with_form(&self.device, reader, entry, self.home, form) {
             Ok(loaded) => {
                 self.entry = Some(loaded);
                 Ok(Ok(()))
