@@ -344,7 +344,8 @@ impl GpuEntry {
     }
 
     /// Uses a host entry on `device`: mapped in place (`HostMapped`, no copy) or copied into
-    /// device memory (`Device`).
+    /// device memory (`Device`), in either case in the form the host entry keeps its chunks
+    /// ([`HostEntry::new`]: [`ChunkForm::FOR_GPU_READS`]).
     pub fn from_host(device: &Arc<GpuDevice>, host: &Arc<HostEntry>, home: PayloadHome) -> GpuResult<GpuEntry> {
         let payload = match home {
             PayloadHome::HostMapped => Payload::Host(host.clone()),
