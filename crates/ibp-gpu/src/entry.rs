@@ -57,7 +57,13 @@ impl HostEntry {
         metas: &[ChunkMeta],
         payloads: &[&[u8]],
     ) -> GpuResult<Arc<HostEntry>> {
-        HostEntry::with_form(device, row_bytes, metas, payloads, ChunkForm::FOR_GPU_READS)
+        HostEntry::with_form(
+            device,
+            row_bytes,
+            metas,
+            payloads,
+            ChunkForm::for_home(PayloadHome::HostMapped),
+        )
     }
 
     /// [`HostEntry::new`] with the chunks kept in `form`: [`ChunkForm::FOR_GPU_READS`] keeps raw
@@ -98,7 +104,7 @@ impl HostEntry {
         reader: &mut ibp_codec::ContainerReader<R>,
         entry: usize,
     ) -> GpuResult<Arc<HostEntry>> {
-        HostEntry::from_reader_with_form(device, reader, entry, ChunkForm::FOR_GPU_READS)
+        HostEntry::from_reader_with_form(device, reader, entry, ChunkForm::for_home(PayloadHome::HostMapped))
     }
 
     /// [`HostEntry::from_reader`] with the chunks kept in `form` (see [`HostEntry::with_form`]).
