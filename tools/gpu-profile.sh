@@ -21,7 +21,7 @@ set -uo pipefail
 D=.devrun
 OUT="${OUT:-/tmp/ibp-gpu-out}"
 mkdir -p "$OUT"
-for f in "$D"/data/*.npy.gz; do [ -f "$f" ] && gunzip -f "$f"; done  # (gzipped by gpu-run.sh --prepare)
+. tools/devrun-unpack.sh  # the data slices and kernel cache gpu-run.sh --prepare packed
 for dir in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do
     [ -e "$dir/libnvrtc.so.13" ] && export LD_LIBRARY_PATH="$dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" && break
 done

@@ -58,6 +58,20 @@ for l in sys.stdin:
     # (unpacked on the device below, for every run: gpu-ab.sh, gpu-ab-lib.sh and gpu-full-run.sh
     # come through here; gpu-profile.sh, which runs the bench itself, unpacks them too).
     if [ -d bench/data/gpu-pack ]; then cp bench/data/gpu-pack/*.npy "$D/data/" && gzip -f "$D"/data/*.npy; fi
+    # IBP_PREPARE_KERNEL_DEFINES="SET;SET;..." (a SET: IBP_KERNEL_DEFINES for one build; an empty
+    # SET, or none given, the defaults): every kernel module compiled here for sm_90 (NVRTC from
+    # tools/ci-nvrtc.sh, about 50 s a SET) into $D/kernel-cache.txz (1.2 MB a SET), which tools/devrun-unpack.sh
+    # unpacks into the device's kernel cache (else each SET takes the device about 80 s of NVRTC).
+    rm -f "$D/kernel-cache.txz"
+    if [ "${IBP_PREPARE_KERNEL_DEFINES+set}" = set ]; then
+        eval "$(bash tools/ci-nvrtc.sh 2>/dev/null)"
+        kc=$(mktemp -d)
+        IFS=';' read -r -a sets <<<"${IBP_PREPARE_KERNEL_DEFINES};"
+        for defines in "${sets[@]}"; do
+            IBP_KERNEL_CACHE=$kc IBP_KERNEL_DEFINES="$defines" "$D/ibp-gpu-bench" --fill-kernel-cache 90
+        done
+        tar cJf "$D/kernel-cache.txz" -C "$kc" . && rm -rf "$kc"
+    fi
     ls -la "$D" "$D/tests" "$D/data"
     du -sh "$D"
     exit 0
@@ -65,7 +79,7 @@ fi
 
 OUT="${OUT:-/tmp/ibp-gpu-out}"
 mkdir -p "$OUT"
-for f in "$D"/data/*.npy.gz; do [ -f "$f" ] && gunzip -f "$f"; done  # (gzipped by --prepare)
+. tools/devrun-unpack.sh  # the data slices and kernel cache --prepare packed
 # NVRTC: the CUDA toolkit's, else a pip wheel's.
 for dir in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib \
     $(python3 -c 'import nvidia, os; print(" ".join(os.path.join(p, s, "lib") for p in nvidia.__path__ for s in ("cu13", "cuda_nvrtc")))' 2>/dev/null); do

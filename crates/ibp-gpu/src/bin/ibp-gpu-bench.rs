@@ -5,7 +5,11 @@
 //!                      [--only NAME-SUBSTRING|NAME$] [--row-bytes N] [--align-log2 N] [--quick]
 //!                      [--no-gathers] [--no-real-data] [--no-synthetic] [--word-width BITS]
 //!                      [--chunk-rows N]
+//!        ibp-gpu-bench --fill-kernel-cache SM
 //!
+//! `--fill-kernel-cache 90` compiles every kernel module for sm_90 (with `IBP_KERNEL_DEFINES`) into
+//! the kernel cache the environment names (`ibp_gpu::kernel_cache`) and exits; it needs NVRTC, no
+//! GPU, so device runs can carry cubins compiled beforehand instead of spending their time on NVRTC.
 //! `--no-gathers` measures only the whole-entry decode from device memory (and its D2D copy);
 //! `--no-real-data` / `--no-synthetic` keep only the synthetic / real datasets; `--align-log2`
 //! keeps one alignment; `--word-width` makes the encoder use that word width (8/16/32/64) instead of
@@ -69,8 +73,34 @@ const USAGE: Usage = Usage {
     text: "usage: ibp-gpu-bench [--target-mib N] [--reps N] [--batches 1024,4096,...] [--data-dir DIR]
                      [--only NAME-SUBSTRING|NAME$] [--row-bytes N] [--align-log2 N] [--quick]
                      [--no-gathers] [--no-real-data] [--no-synthetic] [--word-width 8|16|32|64]
-                     [--chunk-rows N]",
+                     [--chunk-rows N]
+       ibp-gpu-bench --fill-kernel-cache SM",
 };
+
+/// `--fill-kernel-cache SM`: every kernel module compiled for `sm_SM` into the environment's kernel
+/// cache (see the module docs).
+fn fill_kernel_cache(sm: &str) {
+    let sm: i32 = USAGE.parsed("--fill-kernel-cache", sm);
+    let Some(dir) = ibp_gpu::kernel_cache::cache_dir_from_env() else {
+        USAGE.error("--fill-kernel-cache: no kernel cache directory (set IBP_KERNEL_CACHE)");
+    };
+    for module in &ibp_gpu::kernels::ALL_MODULES {
+        let started = Instant::now();
+        match ibp_gpu::kernels::compile_cached(module, sm / 10, sm % 10, Some(&dir)) {
+            Ok((_, hit)) => println!(
+                "{} sm_{sm}: {} in {:.1} s ({})",
+                module.file,
+                if hit { "already cached" } else { "compiled" },
+                started.elapsed().as_secs_f64(),
+                dir.display()
+            ),
+            Err(e) => {
+                eprintln!("ibp-gpu-bench: {e}");
+                std::process::exit(1);
+            }
+        }
+    }
+}
 
 fn parse_args() -> Args {
     let mut a = Args {
@@ -458,6 +488,11 @@ struct WholeRow {
 }
 
 fn main() {
+    let argv: Vec<String> = std::env::args().collect();
+    if argv.len() == 3 && argv[1] == "--fill-kernel-cache" {
+        fill_kernel_cache(&argv[2]);
+        return;
+    }
     let args = parse_args();
     let opened = std::time::Instant::now();
     let dev = match GpuDevice::new(0) {
