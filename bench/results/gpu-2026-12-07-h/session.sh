@@ -12,8 +12,8 @@
 #   p   -DIBP_SPARSE_PREFETCH=1: the marked positions' Mask/Bitval lines asked of the L1 while the
 #       record is in flight;
 #   b   both.
-# Then the timeline build (-DIBP_GATHER_TIMELINE=1) of d and b on Cora and f32 rows at 5 %
-# ($OUT/ab.tgz: ab/compare.txt, ab/timeline.txt, ab/<run>/bench.log).
+# Then, but on an H200, the timeline build (-DIBP_GATHER_TIMELINE=1) of d and b on Cora and f32 rows
+# at 5 % ($OUT/ab.tgz: ab/compare.txt, ab/timeline.txt, ab/<run>/bench.log).
 # Here: IBP_PREPARE_KERNEL_DEFINES as README.md says, `bash tools/gpu-run.sh --prepare`, .devrun
 # trimmed as ../gpu-2026-12-07-f/README.md says; on the device (carry .devrun):
 #   bash bench/results/gpu-2026-12-07-h/session.sh
@@ -48,6 +48,7 @@ for i in $(seq 1 "$rounds"); do round "$i"; done
     compare_rounds gathers s "$rounds" d s p b
 } > /tmp/ab/compare.txt 2>&1
 cat /tmp/ab/compare.txt
+case "$gpu" in *H200*) ab_pack ab; exit 0 ;; esac
 (
     export IBP_BENCH_UNCHECKED=1 IBP_BENCH_TIMELINE=1
     gab tcd_1 "-DIBP_GATHER_TIMELINE=1" --only cora --no-synthetic
