@@ -83,7 +83,7 @@ ab_begin() {
 ab_pack() {
     grep -h -E "^(## |batch |whole entry)" /tmp/ab/*/bench.log > /tmp/ab/rows.txt
     tar czf "$R/$1.tgz" -C /tmp ab
-    rm -f "$R/ab.tgz"  # (what gab and report packed on the way)
+    [ "$1" = ab ] || rm -f "$R/ab.tgz"  # (what gab and report packed on the way)
 }
 session_part() {
     nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1

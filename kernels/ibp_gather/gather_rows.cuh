@@ -312,8 +312,6 @@ __device__ __forceinline__ void gather_rows(const IbpGatherParams& prm, ibp_u8* 
         const bool have_next = kn < prm.count;
         Job nxt;
         if (have_next) nxt = lookup<SPARSE>(prm, first_rows, request_row(prm, kn), lane);
-        if (IBP_SPARSE_PREFETCH && SPARSE && free0)  // (free0 has arrived during the lookup)
-            prefetch_marked(cur.masks, cur.masks + cur.words_bytes, free0, cur.n, cur.wb, lane);
         const ibp_u64 t_looked_next = IBP_GATHER_TIMELINE ? global_ns() : 0;
         if (stage_it) stage_end(pf, stage, cur.src, cur.len, lane);
         __syncwarp();  // (also orders the zeros' stores before the exceptions' over them)

@@ -117,48 +117,6 @@ __device__ __forceinline__ ibp_u32 decode_sparse_row(const SmemRecord& rec, ibp_
 #define IBP_SPARSE_COMPACT 1
 #endif
 
-// IBP_SPARSE_SCATTER (default 0, an A/B): a pass finds each rank's exception through shared memory:
-// every lane writes the position of each of its window's exceptions whose rank falls in the pass to
-// slot (rank - base) of its warp's 32 slots, and lane t reads slot t. 0: lane t finds the window
-// of its rank by a binary search over the lanes' first ranks (five dependent shuffles), then the
-// exception within it (nth_set_bit): about 150 cycles of dependent steps before the exception's
-// Mask and Bitval can be loaded.
-#ifndef IBP_SPARSE_SCATTER
-#define IBP_SPARSE_SCATTER 0
-#endif
-
-// IBP_SPARSE_PREFETCH (default 0, an A/B): while a sparse row's record is in flight, lane r asks
-// the L1 for the lines of its window's first and last marked positions' Mask and Bitval words
-// (prefetch_marked), so that the decode, which can load them only once it has ranked the record's
-// exceptions, finds them there instead of in the L2.
-#ifndef IBP_SPARSE_PREFETCH
-#define IBP_SPARSE_PREFETCH 0
-#endif
-
-// A hint that the line holding p be brought into this SM's L1 (nothing in the CPU-run build).
-__device__ __forceinline__ void prefetch_l1(const void* p) {
-#ifdef __CUDA_ARCH__
-    asm volatile("prefetch.global.L1 [%0];" ::"l"(p));
-#endif
-}
-
-// IBP_SPARSE_PREFETCH's hints for lane r's window (r < 32) of a row of n words of wb bytes: free0,
-// the window's word of the sparse table, gives its marked positions; positions at or past n are
-// not asked for (they lie outside the group's n Mask words).
-__device__ __forceinline__ void prefetch_marked(const ibp_u8* masks, const ibp_u8* bitvals, ibp_u32 free0, ibp_u32 n,
-                                                ibp_u32 wb, ibp_u32 lane) {
-    if (32 * lane >= n) return;
-    const ibp_u32 in_row = n - 32 * lane >= 32 ? ~0u : low_mask32(n - 32 * lane);
-    const ibp_u32 marked = free0 & in_row;
-    if (marked == 0) return;
-    const ibp_u64 lo = (32ull * lane + (ibp_u32)(__ffs((int)marked) - 1)) * wb;
-    const ibp_u64 hi = (32ull * lane + (31u - (ibp_u32)__clz((int)marked))) * wb;
-    prefetch_l1(masks + lo);
-    prefetch_l1(bitvals + lo);
-    if (((size_t)(masks + lo) >> 7) != ((size_t)(masks + hi) >> 7)) prefetch_l1(masks + hi);
-    if (((size_t)(bitvals + lo) >> 7) != ((size_t)(bitvals + hi) >> 7)) prefetch_l1(bitvals + hi);
-}
-
 // The position of the k-th (from 0) set bit of x (k < popc(x)): five halving steps, no loop.
 __device__ __forceinline__ ibp_u32 nth_set_bit(ibp_u32 x, ibp_u32 k) {
     ibp_u32 at = 0;
@@ -198,12 +156,6 @@ __device__ __forceinline__ ibp_u32 decode_sparse_compact(const SmemRecord& rec, 
     const ibp_u32 windows = (n + 31) >> 5;
     ibp_u32 pos = n;  // stream bit of the next field
     bool partial_bad = false;
-#if IBP_SPARSE_SCATTER
-    // Slot t: the position of the pass's exception of rank base + t, bit 31 set if it participates
-    // (positions are < n <= total_bits < 2^31). One set of slots per warp of the block.
-    __shared__ ibp_u32 scatter_slots[IBP_WARPS_PER_BLOCK * 32];
-    ibp_u32* const slots = scatter_slots + (threadIdx.x >> 5) * 32;
-#endif
     for (ibp_u32 r0 = 0; r0 < windows; r0 += 32) {
         const ibp_u32 r = r0 + lane;
         ibp_u32 pbits = 0;
@@ -215,22 +167,6 @@ __device__ __forceinline__ ibp_u32 decode_sparse_compact(const SmemRecord& rec, 
         for (ibp_u32 base = 0; base < exceptions; base += 32) {
             const ibp_u32 rank = base + lane;
             const bool active = rank < exceptions;
-#if IBP_SPARSE_SCATTER
-            if (first < base + 32 && incl > base) {
-                ibp_u32 q = first;
-                for (ibp_u32 x = e; x != 0; x &= x - 1, ++q) {
-                    if (q < base) continue;
-                    if (q >= base + 32) break;
-                    const ibp_u32 i = (ibp_u32)__ffs((int)x) - 1;
-                    slots[q - base] = (32 * r + i) | (((pbits >> i) & 1u) << 31);
-                }
-            }
-            __syncwarp();
-            const ibp_u32 slot = active ? slots[lane] : 0u;
-            if (base + 32 < exceptions) __syncwarp();  // read before the next pass writes
-            const ibp_u32 j = slot & 0x7fffffffu;
-            const bool p = active && (slot >> 31);
-#else
             // The window of rank: the last lane whose first rank is <= rank (lane 0's is 0).
             ibp_u32 w = 0;
 #pragma unroll
@@ -243,7 +179,6 @@ __device__ __forceinline__ ibp_u32 decode_sparse_compact(const SmemRecord& rec, 
             const ibp_u32 i = active ? nth_set_bit(ew, rank - fw) : 0u;
             const ibp_u32 j = 32 * (r0 + w) + i;
             const bool p = active && ((pw >> i) & 1u);
-#endif
             R m = 0, b = 0;
             if (p) {
                 m = (R)__ldg(masks + j);
