@@ -117,6 +117,16 @@ __device__ __forceinline__ ibp_u32 decode_sparse_row(const SmemRecord& rec, ibp_
 #define IBP_SPARSE_COMPACT 1
 #endif
 
+// IBP_SPARSE_PAIRS (default 0, an A/B not yet timed): decode_sparse_compact takes a window group's
+// exceptions 64 at a time, two ranks a lane (base + lane and base + 32 + lane), their two searches
+// and Mask/Bitval loads independent and their field lengths scanned together (round_scan), so a
+// row of 33-64 exceptions runs one dependent chain instead of two. A Cora row takes 2.9 passes on
+// average by the profile of GPU_NOTES entry 96 (mostly 65-96 exceptions: the group's marked
+// positions are exceptions in every row), each pass a dependent chain of about 100 instructions.
+#ifndef IBP_SPARSE_PAIRS
+#define IBP_SPARSE_PAIRS 0
+#endif
+
 // The position of the k-th (from 0) set bit of x (k < popc(x)): five halving steps, no loop.
 __device__ __forceinline__ ibp_u32 nth_set_bit(ibp_u32 x, ibp_u32 k) {
     ibp_u32 at = 0;
@@ -130,6 +140,39 @@ __device__ __forceinline__ ibp_u32 nth_set_bit(ibp_u32 x, ibp_u32 k) {
         }
     }
     return at;
+}
+
+// The exception of rank `rank` (< exceptions, else inactive: returns 0) among a window group's
+// (group r0; e, pbits, first: this lane's window's exceptions, participation bits and first rank):
+// its position j, whether it participates (p, then its Mask/Bitval words m, b), and its field
+// length. Every lane calls it (shuffles).
+template <int WB>
+__device__ __forceinline__ ibp_u32 locate_exception(ibp_u32 rank, ibp_u32 exceptions, ibp_u32 first, ibp_u32 e,
+                                                    ibp_u32 pbits, ibp_u32 r0, const typename Word<WB>::T* masks,
+                                                    const typename Word<WB>::T* bitvals, ibp_u32& j, bool& p,
+                                                    typename Word<WB>::R& m, typename Word<WB>::R& b) {
+    typedef typename Word<WB>::R R;
+    const ibp_u32 W = WB * 8;
+    const bool active = rank < exceptions;
+    // The window of rank: the last lane whose first rank is <= rank (lane 0's is 0).
+    ibp_u32 w = 0;
+#pragma unroll
+    for (ibp_u32 step = 16; step > 0; step >>= 1) {
+        const ibp_u32 f = __shfl_sync(FULL_MASK, first, w + step);
+        if (f <= rank) w += step;
+    }
+    const ibp_u32 ew = __shfl_sync(FULL_MASK, e, w), pw = __shfl_sync(FULL_MASK, pbits, w);
+    const ibp_u32 fw = __shfl_sync(FULL_MASK, first, w);
+    const ibp_u32 i = active ? nth_set_bit(ew, rank - fw) : 0u;
+    j = 32 * (r0 + w) + i;
+    p = active && ((pw >> i) & 1u);
+    m = 0;
+    b = 0;
+    if (p) {
+        m = (R)__ldg(masks + j);
+        b = (R)__ldg(bitvals + j);
+    }
+    return active ? (p ? W - (ibp_u32)(WB == 8 ? __popcll((ibp_u64)m) : __popc((ibp_u32)m)) : W) : 0u;
 }
 
 // decode_sparse_row with the exceptions compacted (IBP_SPARSE_COMPACT): the same bytes and the same
@@ -164,6 +207,35 @@ __device__ __forceinline__ ibp_u32 decode_sparse_compact(const SmemRecord& rec, 
         const ibp_u32 incl = warp_inclusive_scan(count);
         const ibp_u32 exceptions = __shfl_sync(FULL_MASK, incl, 31);
         const ibp_u32 first = incl - count;  // rank of this window's first exception
+#if IBP_SPARSE_PAIRS
+        for (ibp_u32 base = 0; base < exceptions; base += 64) {
+            ibp_u32 ja, jb;
+            bool pa, pb;
+            R ma, ba, mb, bb;
+            const ibp_u32 fa = locate_exception<WB>(base + lane, exceptions, first, e, pbits, r0, masks, bitvals, ja,
+                                                    pa, ma, ba);
+            const ibp_u32 fb = locate_exception<WB>(base + 32 + lane, exceptions, first, e, pbits, r0, masks, bitvals,
+                                                    jb, pb, mb, bb);
+            // Fields are at most 64 bits, so a pass's sums fit 16 bits each.
+            ibp_u32 sums;
+            const ibp_u32 x = round_scan(fa, fb, W, lane, sums);
+            const ibp_u32 bits_a = sums & 0xffffu, bits_b = sums >> 16;
+            if (pos + bits_a + bits_b > total_bits) return IBP_STATUS_ROW_LENGTH;
+            if (base + lane < exceptions) {
+                const ibp_u32 s = pos + (x & 0xffffu) - fa;
+                const R v = WB == 8 ? (R)(rec.bits64(s) & low_mask64(fa)) : (R)(rec.bits32(s) & low_mask32(fa));
+                store_row_word<WB>(dst, ja, pa ? (R)(ba | deposit(v, (R)(~ma & wmask))) : v, n, last_bytes, aligned,
+                                   partial_bad);
+            }
+            if (base + 32 + lane < exceptions) {
+                const ibp_u32 s = pos + bits_a + (x >> 16) - fb;
+                const R v = WB == 8 ? (R)(rec.bits64(s) & low_mask64(fb)) : (R)(rec.bits32(s) & low_mask32(fb));
+                store_row_word<WB>(dst, jb, pb ? (R)(bb | deposit(v, (R)(~mb & wmask))) : v, n, last_bytes, aligned,
+                                   partial_bad);
+            }
+            pos += bits_a + bits_b;
+        }
+#else
         for (ibp_u32 base = 0; base < exceptions; base += 32) {
             const ibp_u32 rank = base + lane;
             const bool active = rank < exceptions;
@@ -196,6 +268,7 @@ __device__ __forceinline__ ibp_u32 decode_sparse_compact(const SmemRecord& rec, 
             }
             pos += pass_bits;
         }
+#endif
     }
     return coded_tail(rec, pos, align_log2, partial_bad, lane);
 }
