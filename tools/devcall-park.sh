@@ -23,6 +23,7 @@ park)
     ;;
 restore)
     [ -d "$P/results" ] || { echo "nothing parked"; exit 1; }
+    cp -a bench/results/. "$P/results/"  # (what was written to the kept folders meanwhile)
     rm -rf bench/results
     mv "$P/results" bench/results
     rmdir "$P"

@@ -58,8 +58,8 @@ for l in sys.stdin:
     # (unpacked on the device below, for every run: gpu-ab.sh, gpu-ab-lib.sh and gpu-full-run.sh
     # come through here; gpu-profile.sh, which runs the bench itself, unpacks them too).
     if [ -d bench/data/gpu-pack ]; then cp bench/data/gpu-pack/*.npy "$D/data/" && gzip -f "$D"/data/*.npy; fi
-    # IBP_PREPARE_KERNEL_DEFINES="SET;SET;..." (a SET: IBP_KERNEL_DEFINES for one build; an empty
-    # SET, or none given, the defaults): every kernel module compiled here for sm_90 (NVRTC from
+    # IBP_PREPARE_KERNEL_DEFINES="SET;SET;..." (a SET: IBP_KERNEL_DEFINES for one build, an empty
+    # SET the defaults; unset: nothing compiled here): every kernel module compiled for sm_90 (NVRTC from
     # tools/ci-nvrtc.sh, about 50 s a SET) into $D/kernel-cache.txz (1.2 MB a SET), which tools/devrun-unpack.sh
     # unpacks into the device's kernel cache (else each SET takes the device about 80 s of NVRTC).
     rm -f "$D/kernel-cache.txz"
