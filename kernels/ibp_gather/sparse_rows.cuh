@@ -237,26 +237,12 @@ __device__ __forceinline__ ibp_u32 decode_sparse_compact(const SmemRecord& rec, 
         }
 #else
         for (ibp_u32 base = 0; base < exceptions; base += 32) {
-            const ibp_u32 rank = base + lane;
-            const bool active = rank < exceptions;
-            // The window of rank: the last lane whose first rank is <= rank (lane 0's is 0).
-            ibp_u32 w = 0;
-#pragma unroll
-            for (ibp_u32 step = 16; step > 0; step >>= 1) {
-                const ibp_u32 f = __shfl_sync(FULL_MASK, first, w + step);
-                if (f <= rank) w += step;
-            }
-            const ibp_u32 ew = __shfl_sync(FULL_MASK, e, w), pw = __shfl_sync(FULL_MASK, pbits, w);
-            const ibp_u32 fw = __shfl_sync(FULL_MASK, first, w);
-            const ibp_u32 i = active ? nth_set_bit(ew, rank - fw) : 0u;
-            const ibp_u32 j = 32 * (r0 + w) + i;
-            const bool p = active && ((pw >> i) & 1u);
-            R m = 0, b = 0;
-            if (p) {
-                m = (R)__ldg(masks + j);
-                b = (R)__ldg(bitvals + j);
-            }
-            const ibp_u32 f = active ? (p ? W - (ibp_u32)(WB == 8 ? __popcll((ibp_u64)m) : __popc((ibp_u32)m)) : W) : 0u;
+            const bool active = base + lane < exceptions;
+            ibp_u32 j;
+            bool p;
+            R m, b;
+            const ibp_u32 f = locate_exception<WB>(base + lane, exceptions, first, e, pbits, r0, masks, bitvals, j, p,
+                                                   m, b);
             const ibp_u32 x = warp_inclusive_scan(f);
             const ibp_u32 pass_bits = __shfl_sync(FULL_MASK, x, 31);
             if (pos + pass_bits > total_bits) return IBP_STATUS_ROW_LENGTH;
