@@ -7,10 +7,10 @@
 // In chunks of sparse rows (Cora's one-hot features, f32 rows at 5 % non-zero) nearly every position
 // has no free bits (Mask covers the whole word) and a zero Bitval word, so a participating word there
 // has an empty field and is zero. A row is then zeros except at its exceptions: the words that do not
-// participate (W-bit fields), the words at the positions the loader marks (free bits or a non-zero
+// participate (W-bit fields) and the words at the positions the loader marks (free bits or a non-zero
 // Bitval word: the chunk's sparse table, ibp_build_tables: per group, one 32-bit word per 32
-// positions, bit i of word r set for position 32r + i), and the last word (checked for bits above the
-// row's end). Fields lie in the stream in word order, so the exceptions' field lengths alone give the
+// positions, bit i of word r set for position 32r + i). A partial last word is checked for bits above
+// the row's end where it is an exception; elsewhere it is zero. Fields lie in the stream in word order, so the exceptions' field lengths alone give the
 // offsets: no pass over every word, no scan per 32 words, and no Mask or Bitval word loaded but the
 // exceptions'.
 //
@@ -35,10 +35,20 @@ __device__ __forceinline__ void zero_row(ibp_u8* dst, ibp_u32 bytes, ibp_u32 lan
     }
 }
 
+// IBP_SPARSE_LAST_WORD (default 0): 1 makes the last word of every row an exception, as before
+// GPU_NOTES entry 97 (an A/B switch). It need not be one: a participating word at a position the
+// table does not mark is zero (Mask covers the word, Bitval is 0), so it has no bits above the row's
+// bytes to reject (spec 2.4); a last word that is marked or does not participate is an exception
+// anyway. Cora's rows have 31-33 exceptions at the median (`ibp-gpu-bench --exception-stats`), and
+// the last word took 298 of its 2,708 rows from 32 exceptions to 33: two passes instead of one.
+#ifndef IBP_SPARSE_LAST_WORD
+#define IBP_SPARSE_LAST_WORD 0
+#endif
+
 // The exceptions of window r (positions 32r .. 32r + 31) of a row of n words: the positions that do
-// not participate or that the sparse table marks, and the last word; 0 past the last window. pbits:
-// the window's participation bits (bits at and above n are the stream's, masked off here). free0:
-// the lane's word of the table's first 32, loaded by the caller (r0 == 0: r is the lane's window).
+// not participate or that the sparse table marks; 0 past the last window. pbits: the window's
+// participation bits (bits at and above n are the stream's, masked off here). free0: the lane's word
+// of the table's first 32, loaded by the caller (r0 == 0: r is the lane's window).
 __device__ __forceinline__ ibp_u32 window_exceptions(const SmemRecord& rec, const ibp_u32* free_words, ibp_u32 free0,
                                                      ibp_u32 n, ibp_u32 windows, ibp_u32 r0, ibp_u32 r,
                                                      ibp_u32& pbits) {
@@ -46,7 +56,9 @@ __device__ __forceinline__ ibp_u32 window_exceptions(const SmemRecord& rec, cons
     pbits = rec.word32(r);
     const ibp_u32 valid = (r + 1 == windows && (n & 31)) ? low_mask32(n & 31) : ~0u;
     ibp_u32 e = (~pbits | (r0 == 0 ? free0 : __ldg(free_words + r))) & valid;
+#if IBP_SPARSE_LAST_WORD
     if (r + 1 == windows) e |= 1u << ((n - 1) & 31);
+#endif
     return e;
 }
 
@@ -107,7 +119,7 @@ __device__ __forceinline__ ibp_u32 decode_sparse_row(const SmemRecord& rec, ibp_
 
 // IBP_SPARSE_COMPACT (default 1): a window group's exceptions are decoded 32 at a time, one per
 // lane, in stream order (decode_sparse_compact); 0: each lane walks its own window's exceptions in
-// two loops (field lengths, then words; decode_sparse_row). A Cora row's 10-30 exceptions sit 1-4
+// two loops (field lengths, then words; decode_sparse_row). A Cora row's 15-40 exceptions sit 1-4
 // to a window, so the loops ran up to 4 times over with most lanes idle, each pass a chain of
 // dependent steps (Mask load, popcount, bit read, deposit, store); compacted, every exception is one
 // lane's, its Mask and Bitval words are loaded together, and a row of at most 32 exceptions takes
@@ -120,9 +132,11 @@ __device__ __forceinline__ ibp_u32 decode_sparse_row(const SmemRecord& rec, ibp_
 // IBP_SPARSE_PAIRS (default 0, an A/B not yet timed): decode_sparse_compact takes a window group's
 // exceptions 64 at a time, two ranks a lane (base + lane and base + 32 + lane), their two searches
 // and Mask/Bitval loads independent and their field lengths scanned together (round_scan), so a
-// row of 33-64 exceptions runs one dependent chain instead of two. A Cora row takes 2.9 passes on
-// average by the profile of GPU_NOTES entry 96 (mostly 65-96 exceptions: the group's marked
-// positions are exceptions in every row), each pass a dependent chain of about 100 instructions.
+// row of 33-64 exceptions runs one dependent chain instead of two. By `ibp-gpu-bench
+// --exception-stats` (GPU_NOTES entry 97) 32 % of Cora's rows have 33-40 exceptions (the group's
+// 13-16 marked positions and the words that do not participate) and f32 rows of 4 KiB at 5 %
+// non-zero 51 at the median: 1.32 and 2.02 passes a row on average, each a dependent chain of
+// about 100 instructions; 1.00 and 1.03 with pairs.
 #ifndef IBP_SPARSE_PAIRS
 #define IBP_SPARSE_PAIRS 0
 #endif

@@ -79,6 +79,7 @@ const AB_SWITCHES: [&[&str]; 4] = [
         "-DIBP_LEAN_THREAD_BYTES=0",
         "-DIBP_GATHER_SPANS=0",
         "-DIBP_SPARSE_PAIRS=1",
+        "-DIBP_SPARSE_LAST_WORD=1",
         "-DIBP_TILE_CHUNK_CACHE=0",
         "-DIBP_TILE_LEN_UNROLL=0",
         "-DIBP_TILE_CARRY_START=0",

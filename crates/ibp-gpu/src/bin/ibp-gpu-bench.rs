@@ -4,7 +4,7 @@
 //! Usage: ibp-gpu-bench [--target-mib N] [--reps N] [--batches 1024,4096,...] [--data-dir DIR]
 //!                      [--only NAME-SUBSTRING|NAME$] [--row-bytes N] [--align-log2 N] [--quick]
 //!                      [--no-gathers] [--no-real-data] [--no-synthetic] [--word-width BITS]
-//!                      [--chunk-rows N]
+//!                      [--chunk-rows N] [--exception-stats]
 //!        ibp-gpu-bench --fill-kernel-cache SM
 //!
 //! `--fill-kernel-cache 90` compiles every kernel module for sm_90 (with `IBP_KERNEL_DEFINES`) into
@@ -14,7 +14,10 @@
 //! `--no-real-data` / `--no-synthetic` keep only the synthetic / real datasets; `--align-log2`
 //! keeps one alignment; `--word-width` makes the encoder use that word width (8/16/32/64) instead of
 //! the analysis' choice; `--chunk-rows` encodes chunks of N rows instead of about 8 MiB each (many
-//! small chunks: gathers that look up rows among thousands of chunks).
+//! small chunks: gathers that look up rows among thousands of chunks). `--exception-stats` encodes
+//! the datasets as the bench does and prints, per dataset, what `ibp_gather_sparse` decodes per row
+//! (marked positions, words that do not participate, exceptions, passes), counted on the CPU with
+//! no GPU (`bench_exceptions`).
 //!
 //! Datasets named `NAME+gpu` are encoded with `EncodeOptions::for_gpu()` (A = 16, chunks stored raw
 //! where coding does not make records cheaper to read; `ibp compress --gpu`), the others with the
@@ -38,6 +41,7 @@
 //! beside the ideal copy's start, span load and copy (`bench_timeline`).
 
 mod bench_common;
+mod bench_exceptions;
 mod bench_timeline;
 
 use bench_common::{median, npy_datasets, RepeatedChunks, Usage};
@@ -65,6 +69,7 @@ struct Args {
     no_gathers: bool,
     no_real_data: bool,
     no_synthetic: bool,
+    exception_stats: bool,
 }
 
 /// The usage text (the module doc's first lines).
@@ -73,7 +78,7 @@ const USAGE: Usage = Usage {
     text: "usage: ibp-gpu-bench [--target-mib N] [--reps N] [--batches 1024,4096,...] [--data-dir DIR]
                      [--only NAME-SUBSTRING|NAME$] [--row-bytes N] [--align-log2 N] [--quick]
                      [--no-gathers] [--no-real-data] [--no-synthetic] [--word-width 8|16|32|64]
-                     [--chunk-rows N]
+                     [--chunk-rows N] [--exception-stats]
        ibp-gpu-bench --fill-kernel-cache SM",
 };
 
@@ -117,6 +122,7 @@ fn parse_args() -> Args {
         no_gathers: false,
         no_real_data: false,
         no_synthetic: false,
+        exception_stats: false,
     };
     USAGE.for_each_flag(|flag, val| {
         match flag {
@@ -139,6 +145,7 @@ fn parse_args() -> Args {
             "--no-gathers" => a.no_gathers = true,
             "--no-real-data" => a.no_real_data = true,
             "--no-synthetic" => a.no_synthetic = true,
+            "--exception-stats" => a.exception_stats = true,
             _ => return false,
         }
         true
@@ -184,6 +191,57 @@ impl Dataset {
             gpu: true,
         }
     }
+}
+
+/// The options a dataset is encoded with: its preset (`+gpu` or default) at its alignment, the
+/// analysis on 5 % of the rows, `--word-width`, and `IBP_BENCH_FEWER_RUNS` where given.
+fn encode_options(ds: &Dataset, args: &Args, fewer_runs: Option<Option<f64>>) -> EncodeOptions {
+    let preset = if ds.gpu {
+        EncodeOptions::for_gpu()
+    } else {
+        EncodeOptions::default()
+    };
+    EncodeOptions {
+        align_log2: ds.align_log2,
+        sample_fraction: Some(0.05),
+        word_width: args.word_width,
+        fewer_runs_within: fewer_runs.unwrap_or(preset.fewer_runs_within),
+        ..preset
+    }
+}
+
+/// Rows per chunk for rows of `row_bytes`: `--chunk-rows`, else about 8 MiB of rows (at most 2^20).
+fn chunk_rows(args: &Args, row_bytes: usize) -> usize {
+    args.chunk_rows
+        .unwrap_or(((8usize << 20) / row_bytes).clamp(1, 1 << 20))
+        .min(1 << 20)
+}
+
+/// `--exception-stats`: each dataset encoded as the timed runs encode it (its base block, without
+/// the repeats), and the exceptions `ibp_gather_sparse` decodes per row counted on the CPU.
+fn print_exception_stats(args: &Args) {
+    println!("What ibp_gather_sparse decodes per row, counted on the CPU (bench_exceptions)\n");
+    println!("{}", bench_exceptions::TABLE_HEADER);
+    let mut dense = Vec::new();
+    for ds in datasets(args) {
+        let opts = encode_options(&ds, args, None);
+        let rows = chunk_rows(args, ds.row_bytes);
+        let chunks = RepeatedChunks::encode(&ds.base, ds.row_bytes, &opts, rows, 0);
+        let mut stats = bench_exceptions::ExceptionStats::default();
+        let mut at = 0;
+        for meta in &chunks.metas {
+            let len = meta.row_count as usize * ds.row_bytes;
+            stats.add_chunk(meta, &ds.base[at..at + len]);
+            at += len;
+        }
+        let name = format!("{} {} B A={}", ds.name, ds.row_bytes, 1u32 << ds.align_log2);
+        if stats.sparse_rows == 0 {
+            dense.push(name);
+        } else {
+            println!("{}", stats.table_row(&name));
+        }
+    }
+    println!("\nNo chunk the loader gives a sparse table: {}", dense.join(", "));
 }
 
 fn datasets(args: &Args) -> Vec<Dataset> {
@@ -494,6 +552,10 @@ fn main() {
         return;
     }
     let args = parse_args();
+    if args.exception_stats {
+        print_exception_stats(&args);
+        return;
+    }
     let opened = std::time::Instant::now();
     let dev = match GpuDevice::new(0) {
         Ok(d) => d,
@@ -594,22 +656,8 @@ fn main() {
     for ds in datasets(&args) {
         let rb = ds.row_bytes;
         let t0 = Instant::now();
-        let preset = if ds.gpu {
-            EncodeOptions::for_gpu()
-        } else {
-            EncodeOptions::default()
-        };
-        let opts = EncodeOptions {
-            align_log2: ds.align_log2,
-            sample_fraction: Some(0.05),
-            word_width: args.word_width,
-            fewer_runs_within: fewer_runs.unwrap_or(preset.fewer_runs_within),
-            ..preset
-        };
-        let chunk_rows = args
-            .chunk_rows
-            .unwrap_or(((8usize << 20) / rb).clamp(1, 1 << 20))
-            .min(1 << 20);
+        let opts = encode_options(&ds, &args, fewer_runs);
+        let chunk_rows = chunk_rows(&args, rb);
         // Encode the base block once (parts of whole chunks in parallel), then repeat its chunks up
         // to the target size.
         let chunks = RepeatedChunks::encode(&ds.base, rb, &opts, chunk_rows, args.target_mib << 20);
