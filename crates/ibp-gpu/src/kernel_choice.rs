@@ -495,8 +495,20 @@ fn sparse_chunk(c: &crate::layout::ChunkDesc, meta: &[u8]) -> bool {
             .map(|&g| free_positions.get(g as usize).copied().unwrap_or(0))
             .sum()
     };
-    let stream_bits_per_row = (c.payload_len.saturating_mul(8) / rows as u64).saturating_sub(n as u64);
-    8 * row_free <= (rows * n) as u64 && stream_bits_per_row <= 2 * (n * wb) as u64
+    sparse_rows_chunk(row_free, rows as u64, n as u64, wb as u64, c.payload_len)
+}
+
+/// The criterion of [`sparse_chunk`] on a coded chunk's counts: `marked` positions (free bits or a
+/// non-zero Bitval word), summed over its `rows` rows' groups, are at most 1/8 of their positions
+/// (`n` words of `word_bytes` a row), and its payload of `payload_len` bytes holds at most W/4
+/// stream bits a word beyond the participation bits. Such chunks get sparse tables, and their rows
+/// can gather through `ibp_gather_sparse` (exceptions decoded over zeros).
+pub fn sparse_rows_chunk(marked: u64, rows: u64, n: u64, word_bytes: u64, payload_len: u64) -> bool {
+    if rows == 0 || n == 0 {
+        return false;
+    }
+    let stream_bits_per_row = (payload_len.saturating_mul(8) / rows).saturating_sub(n);
+    marked.saturating_mul(8) <= rows.saturating_mul(n) && stream_bits_per_row <= n.saturating_mul(2 * word_bytes)
 }
 
 /// Rows of at least this many bytes gather through `ibp_gather_sparse` by default where their

@@ -56,7 +56,7 @@ pub use entry::{
     ROW_SPANS_MIN_ROW_BYTES,
 };
 pub use error::{GpuError, GpuResult};
-pub use kernel_choice::SPARSE_GATHER_MIN_ROW_BYTES;
+pub use kernel_choice::{sparse_rows_chunk, SPARSE_GATHER_MIN_ROW_BYTES};
 pub use layout::EntryLayout;
 pub use pinned::PinnedBuffer;
 pub use tiling::{RowSegments, TilePlan};

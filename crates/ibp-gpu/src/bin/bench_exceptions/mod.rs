@@ -5,9 +5,8 @@
 //! too with `IBP_SPARSE_LAST_WORD=1`, not counted here). `decode_sparse_compact` takes them 32 a pass (64 with `IBP_SPARSE_PAIRS=1`), each pass one
 //! dependent chain, so the pass counts say how long a row's decode chain is.
 //!
-//! Only rows of coded records in chunks the loader gives sparse tables are counted (the criterion
-//! of `kernel_choice::sparse_chunk`: at most 1/8 of the rows' positions marked, at most W/4 stream
-//! bits a word beyond the participation bits); raw records are copied, not decoded.
+//! Only rows of coded records in chunks the loader gives sparse tables are counted
+//! ([`ibp_gpu::sparse_rows_chunk`]); raw records are copied, not decoded.
 
 #![forbid(unsafe_code)]
 
@@ -55,8 +54,7 @@ impl ExceptionStats {
             .map(|g| (0..n).filter(|&j| marked_at(g, j)).count() as u64)
             .collect();
         let row_marked: u64 = (0..count).map(|r| marked_in_group[meta.group_of(r)]).sum();
-        let stream_bits_per_row = (meta.payload_len.saturating_mul(8) / count as u64).saturating_sub(n as u64);
-        if 8 * row_marked > (count * n) as u64 || stream_bits_per_row > 2 * (n * wb) as u64 {
+        if !ibp_gpu::sparse_rows_chunk(row_marked, count as u64, n as u64, wb as u64, meta.payload_len) {
             return;
         }
         self.sparse_rows += count;
