@@ -35,20 +35,14 @@ __device__ __forceinline__ void zero_row(ibp_u8* dst, ibp_u32 bytes, ibp_u32 lan
     }
 }
 
-// IBP_SPARSE_LAST_WORD (default 0): 1 makes the last word of every row an exception, as before
-// GPU_NOTES entry 97 (an A/B switch). It need not be one: a participating word at a position the
-// table does not mark is zero (Mask covers the word, Bitval is 0), so it has no bits above the row's
-// bytes to reject (spec 2.4); a last word that is marked or does not participate is an exception
-// anyway. Cora's rows have 31-33 exceptions at the median (`ibp-gpu-bench --exception-stats`), and
-// the last word took 298 of its 2,708 rows from 32 exceptions to 33: two passes instead of one.
-#ifndef IBP_SPARSE_LAST_WORD
-#define IBP_SPARSE_LAST_WORD 0
-#endif
-
 // The exceptions of window r (positions 32r .. 32r + 31) of a row of n words: the positions that do
 // not participate or that the sparse table marks; 0 past the last window. pbits: the window's
 // participation bits (bits at and above n are the stream's, masked off here). free0: the lane's word
 // of the table's first 32, loaded by the caller (r0 == 0: r is the lane's window).
+// The last word is no exception unless it is either: a participating word at a position the table
+// does not mark is zero (Mask covers the word, Bitval is 0), so it has no bits above the row's bytes
+// to reject (spec 2.4). (Until GPU_NOTES entry 97 it was one in every row, which took 298 of Cora's
+// 2,708 rows from 32 exceptions to 33, two passes; on an H100 both rules gather at the same speed.)
 __device__ __forceinline__ ibp_u32 window_exceptions(const SmemRecord& rec, const ibp_u32* free_words, ibp_u32 free0,
                                                      ibp_u32 n, ibp_u32 windows, ibp_u32 r0, ibp_u32 r,
                                                      ibp_u32& pbits) {
@@ -56,9 +50,6 @@ __device__ __forceinline__ ibp_u32 window_exceptions(const SmemRecord& rec, cons
     pbits = rec.word32(r);
     const ibp_u32 valid = (r + 1 == windows && (n & 31)) ? low_mask32(n & 31) : ~0u;
     ibp_u32 e = (~pbits | (r0 == 0 ? free0 : __ldg(free_words + r))) & valid;
-#if IBP_SPARSE_LAST_WORD
-    if (r + 1 == windows) e |= 1u << ((n - 1) & 31);
-#endif
     return e;
 }
 
@@ -127,18 +118,6 @@ __device__ __forceinline__ ibp_u32 decode_sparse_row(const SmemRecord& rec, ibp_
 // +8-11 % at 1K rows and +5 % at 4K.
 #ifndef IBP_SPARSE_COMPACT
 #define IBP_SPARSE_COMPACT 1
-#endif
-
-// IBP_SPARSE_PAIRS (default 0, an A/B not yet timed): decode_sparse_compact takes a window group's
-// exceptions 64 at a time, two ranks a lane (base + lane and base + 32 + lane), their two searches
-// and Mask/Bitval loads independent and their field lengths scanned together (round_scan), so a
-// row of 33-64 exceptions runs one dependent chain instead of two. By `ibp-gpu-bench
-// --exception-stats` (GPU_NOTES entry 97) 32 % of Cora's rows have 33-40 exceptions (the group's
-// 13-16 marked positions and the words that do not participate) and f32 rows of 4 KiB at 5 %
-// non-zero 51 at the median: 1.32 and 2.02 passes a row on average, each a dependent chain of
-// about 100 instructions; 1.00 and 1.03 with pairs.
-#ifndef IBP_SPARSE_PAIRS
-#define IBP_SPARSE_PAIRS 0
 #endif
 
 // The position of the k-th (from 0) set bit of x (k < popc(x)): five halving steps, no loop.
@@ -221,35 +200,6 @@ __device__ __forceinline__ ibp_u32 decode_sparse_compact(const SmemRecord& rec, 
         const ibp_u32 incl = warp_inclusive_scan(count);
         const ibp_u32 exceptions = __shfl_sync(FULL_MASK, incl, 31);
         const ibp_u32 first = incl - count;  // rank of this window's first exception
-#if IBP_SPARSE_PAIRS
-        for (ibp_u32 base = 0; base < exceptions; base += 64) {
-            ibp_u32 ja, jb;
-            bool pa, pb;
-            R ma, ba, mb, bb;
-            const ibp_u32 fa = locate_exception<WB>(base + lane, exceptions, first, e, pbits, r0, masks, bitvals, ja,
-                                                    pa, ma, ba);
-            const ibp_u32 fb = locate_exception<WB>(base + 32 + lane, exceptions, first, e, pbits, r0, masks, bitvals,
-                                                    jb, pb, mb, bb);
-            // Fields are at most 64 bits, so a pass's sums fit 16 bits each.
-            ibp_u32 sums;
-            const ibp_u32 x = round_scan(fa, fb, W, lane, sums);
-            const ibp_u32 bits_a = sums & 0xffffu, bits_b = sums >> 16;
-            if (pos + bits_a + bits_b > total_bits) return IBP_STATUS_ROW_LENGTH;
-            if (base + lane < exceptions) {
-                const ibp_u32 s = pos + (x & 0xffffu) - fa;
-                const R v = WB == 8 ? (R)(rec.bits64(s) & low_mask64(fa)) : (R)(rec.bits32(s) & low_mask32(fa));
-                store_row_word<WB>(dst, ja, pa ? (R)(ba | deposit(v, (R)(~ma & wmask))) : v, n, last_bytes, aligned,
-                                   partial_bad);
-            }
-            if (base + 32 + lane < exceptions) {
-                const ibp_u32 s = pos + bits_a + (x >> 16) - fb;
-                const R v = WB == 8 ? (R)(rec.bits64(s) & low_mask64(fb)) : (R)(rec.bits32(s) & low_mask32(fb));
-                store_row_word<WB>(dst, jb, pb ? (R)(bb | deposit(v, (R)(~mb & wmask))) : v, n, last_bytes, aligned,
-                                   partial_bad);
-            }
-            pos += bits_a + bits_b;
-        }
-#else
         for (ibp_u32 base = 0; base < exceptions; base += 32) {
             const bool active = base + lane < exceptions;
             ibp_u32 j;
@@ -268,7 +218,6 @@ __device__ __forceinline__ ibp_u32 decode_sparse_compact(const SmemRecord& rec, 
             }
             pos += pass_bits;
         }
-#endif
     }
     return coded_tail(rec, pos, align_log2, partial_bad, lane);
 }

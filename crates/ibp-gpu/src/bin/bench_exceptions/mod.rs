@@ -1,9 +1,9 @@
 //! `ibp-gpu-bench --exception-stats`: how much work `ibp_gather_sparse` has per row, counted on the
 //! CPU from the same encoded chunks the bench times (no GPU needed). That kernel zeroes a row and
 //! decodes only its exceptions (`kernels/ibp_gather/sparse_rows.cuh`): the words that do not
-//! participate and the positions its group marks (free bits or a non-zero Bitval word; the last word
-//! too with `IBP_SPARSE_LAST_WORD=1`, not counted here). `decode_sparse_compact` takes them 32 a pass (64 with `IBP_SPARSE_PAIRS=1`), each pass one
-//! dependent chain, so the pass counts say how long a row's decode chain is.
+//! participate and the positions its group marks (free bits or a non-zero Bitval word).
+//! `decode_sparse_compact` takes them 32 a pass, each pass one dependent chain, so the pass counts
+//! say how long a row's decode chain is (the "passes of 64" column: two exceptions a lane).
 //!
 //! Only rows of coded records in chunks the loader gives sparse tables are counted
 //! ([`ibp_gpu::sparse_rows_chunk`]); raw records are copied, not decoded.
