@@ -498,9 +498,9 @@ fn sparse_chunk(c: &crate::layout::ChunkDesc, meta: &[u8]) -> bool {
     sparse_rows_chunk(row_free, rows as u64, n as u64, wb as u64, c.payload_len)
 }
 
-/// The criterion of [`sparse_chunk`] on a coded chunk's counts: `marked` positions (free bits or a
-/// non-zero Bitval word), summed over its `rows` rows' groups, are at most 1/8 of their positions
-/// (`n` words of `word_bytes` a row), and its payload of `payload_len` bytes holds at most W/4
+/// Whether the loader takes a coded chunk for one of sparse rows, from its counts: `marked`
+/// positions (free bits or a non-zero Bitval word), summed over its `rows` rows' groups, are at most
+/// 1/8 of their positions (`n` words of `word_bytes` a row), and its payload of `payload_len` bytes holds at most W/4
 /// stream bits a word beyond the participation bits. Such chunks get sparse tables, and their rows
 /// can gather through `ibp_gather_sparse` (exceptions decoded over zeros).
 pub fn sparse_rows_chunk(marked: u64, rows: u64, n: u64, word_bytes: u64, payload_len: u64) -> bool {
