@@ -10,9 +10,9 @@
 // participate (W-bit fields) and the words at the positions the loader marks (free bits or a non-zero
 // Bitval word: the chunk's sparse table, ibp_build_tables: per group, one 32-bit word per 32
 // positions, bit i of word r set for position 32r + i). A partial last word is checked for bits above
-// the row's end where it is an exception; elsewhere it is zero. Fields lie in the stream in word order, so the exceptions' field lengths alone give the
-// offsets: no pass over every word, no scan per 32 words, and no Mask or Bitval word loaded but the
-// exceptions'.
+// the row's end where it is an exception; elsewhere it is zero. Fields lie in the stream in word
+// order, so the exceptions' field lengths alone give the offsets: no pass over every word, no scan
+// per 32 words, and no Mask or Bitval word loaded but the exceptions'.
 //
 // decode_sparse_row gives the same bytes and the same first failure as decode_coded once the row has
 // been zeroed (zero_row, by the caller while the record's loads are in flight, then __syncwarp): it
@@ -135,39 +135,6 @@ __device__ __forceinline__ ibp_u32 nth_set_bit(ibp_u32 x, ibp_u32 k) {
     return at;
 }
 
-// The exception of rank `rank` (< exceptions, else inactive: returns 0) among a window group's
-// (group r0; e, pbits, first: this lane's window's exceptions, participation bits and first rank):
-// its position j, whether it participates (p, then its Mask/Bitval words m, b), and its field
-// length. Every lane calls it (shuffles).
-template <int WB>
-__device__ __forceinline__ ibp_u32 locate_exception(ibp_u32 rank, ibp_u32 exceptions, ibp_u32 first, ibp_u32 e,
-                                                    ibp_u32 pbits, ibp_u32 r0, const typename Word<WB>::T* masks,
-                                                    const typename Word<WB>::T* bitvals, ibp_u32& j, bool& p,
-                                                    typename Word<WB>::R& m, typename Word<WB>::R& b) {
-    typedef typename Word<WB>::R R;
-    const ibp_u32 W = WB * 8;
-    const bool active = rank < exceptions;
-    // The window of rank: the last lane whose first rank is <= rank (lane 0's is 0).
-    ibp_u32 w = 0;
-#pragma unroll
-    for (ibp_u32 step = 16; step > 0; step >>= 1) {
-        const ibp_u32 f = __shfl_sync(FULL_MASK, first, w + step);
-        if (f <= rank) w += step;
-    }
-    const ibp_u32 ew = __shfl_sync(FULL_MASK, e, w), pw = __shfl_sync(FULL_MASK, pbits, w);
-    const ibp_u32 fw = __shfl_sync(FULL_MASK, first, w);
-    const ibp_u32 i = active ? nth_set_bit(ew, rank - fw) : 0u;
-    j = 32 * (r0 + w) + i;
-    p = active && ((pw >> i) & 1u);
-    m = 0;
-    b = 0;
-    if (p) {
-        m = (R)__ldg(masks + j);
-        b = (R)__ldg(bitvals + j);
-    }
-    return active ? (p ? W - (ibp_u32)(WB == 8 ? __popcll((ibp_u64)m) : __popc((ibp_u32)m)) : W) : 0u;
-}
-
 // decode_sparse_row with the exceptions compacted (IBP_SPARSE_COMPACT): the same bytes and the same
 // first failure. Per group of 32 windows, lane r counts its window's exceptions and a warp scan
 // ranks them; then, 32 ranks a pass, lane t finds the window holding rank base + t (binary search
@@ -201,12 +168,26 @@ __device__ __forceinline__ ibp_u32 decode_sparse_compact(const SmemRecord& rec, 
         const ibp_u32 exceptions = __shfl_sync(FULL_MASK, incl, 31);
         const ibp_u32 first = incl - count;  // rank of this window's first exception
         for (ibp_u32 base = 0; base < exceptions; base += 32) {
-            const bool active = base + lane < exceptions;
-            ibp_u32 j;
-            bool p;
-            R m, b;
-            const ibp_u32 f = locate_exception<WB>(base + lane, exceptions, first, e, pbits, r0, masks, bitvals, j, p,
-                                                   m, b);
+            const ibp_u32 rank = base + lane;
+            const bool active = rank < exceptions;
+            // The window of rank: the last lane whose first rank is <= rank (lane 0's is 0).
+            ibp_u32 w = 0;
+#pragma unroll
+            for (ibp_u32 step = 16; step > 0; step >>= 1) {
+                const ibp_u32 f = __shfl_sync(FULL_MASK, first, w + step);
+                if (f <= rank) w += step;
+            }
+            const ibp_u32 ew = __shfl_sync(FULL_MASK, e, w), pw = __shfl_sync(FULL_MASK, pbits, w);
+            const ibp_u32 fw = __shfl_sync(FULL_MASK, first, w);
+            const ibp_u32 i = active ? nth_set_bit(ew, rank - fw) : 0u;
+            const ibp_u32 j = 32 * (r0 + w) + i;
+            const bool p = active && ((pw >> i) & 1u);
+            R m = 0, b = 0;
+            if (p) {
+                m = (R)__ldg(masks + j);
+                b = (R)__ldg(bitvals + j);
+            }
+            const ibp_u32 f = active ? (p ? W - (ibp_u32)(WB == 8 ? __popcll((ibp_u64)m) : __popc((ibp_u32)m)) : W) : 0u;
             const ibp_u32 x = warp_inclusive_scan(f);
             const ibp_u32 pass_bits = __shfl_sync(FULL_MASK, x, 31);
             if (pos + pass_bits > total_bits) return IBP_STATUS_ROW_LENGTH;
