@@ -7,6 +7,10 @@ set -u
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
 echo "$gpu"
 case "$gpu" in
-*H200*) timeout 400 bash tools/gpu-full-run.sh 2>&1 | tail -c 6000 ;;
+*H200*)
+    # T (default 400) s for the run; if it is cut, the logs it left are still packed into $OUT.
+    timeout "${T:-400}" bash tools/gpu-full-run.sh 2>&1 | tail -c 6000
+    [ -f "${OUT:-/tmp/out}/full.tgz" ] || { tar czf "${OUT:-/tmp/out}/full.tgz" -C /tmp full; echo "cut: partial logs packed"; }
+    ;;
 *) echo "not an H200: nothing run" ;;
 esac
