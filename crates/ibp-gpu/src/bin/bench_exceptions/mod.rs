@@ -59,7 +59,7 @@ impl ExceptionStats {
         }
         self.sparse_rows += count;
         for r in 0..count {
-            if meta.row_offsets[r + 1] - meta.row_offsets[r] == meta.raw_padded() {
+            if meta.is_raw(r) {
                 self.raw_records += 1;
                 continue;
             }
